@@ -1,0 +1,30 @@
+export {
+  KernelkitError,
+  InvalidArgumentError,
+  UnsupportedError,
+  BackendUnavailableError,
+  DisposedError,
+  AbortError,
+  LimitExceededError,
+  FileFormatError,
+  DeviceError,
+  WorkerError,
+  throwIfAborted,
+} from './errors.js';
+export type { KernelkitErrorCode, BackendFailure } from './errors.js';
+export {
+  assertObject,
+  assertInteger,
+  assertFiniteNumber,
+  assertBoolean,
+  assertOneOf,
+  assertTypedArray,
+  assertFunction,
+  assertAbortSignal,
+  checkedProduct,
+  describeValue,
+} from './guards.js';
+export type { TypedArray } from './guards.js';
+export { now, makeTiming } from './timing.js';
+export type { Timing } from './timing.js';
+export { readEnumEnv } from './env.js';

@@ -1,0 +1,256 @@
+import type { GridSearchProblem } from '@kernelkit/ops';
+
+/**
+ * Grid-search kernels over a range of "prefixes": linear indices [start, end) over the first
+ * `outer` dimensions (x1 slowest). Both kernels visit prefixes in order and emit points in
+ * lexicographic order, so ranges can be concatenated.
+ *
+ * Exactness: the seed evaluates `Σ_j c_ij·x_j` left to right. Both kernels keep the running
+ * prefix `P_i,j = P_i,j-1 + c_ij·x_j`, which is bit-for-bit the same sequence of f64
+ * operations, so every point's final test is identical to the brute force's.
+ */
+export type PointCallback = (x: Float64Array) => boolean;
+
+interface Ctx {
+  readonly p: GridSearchProblem;
+  /** Partial sums: P[(j+1)·m + i] after fixing x_0..x_j; row 0 is zeros. */
+  readonly P: Float64Array;
+  readonly x: Float64Array;
+  readonly emit: PointCallback;
+  /** Coefficients of the last dimension, one per constraint. */
+  readonly lastC: Float64Array;
+}
+
+function makeCtx(p: GridSearchProblem, emit: PointCallback): Ctx {
+  const lastC = new Float64Array(p.m);
+  for (let i = 0; i < p.m; i++) lastC[i] = p.coefficients[i * p.d + p.d - 1]!;
+  return { p, P: new Float64Array((p.d + 1) * Math.max(1, p.m)), x: new Float64Array(p.d), emit, lastC };
+}
+
+/** Sets x_j = axes[j][r] and the partial sums of level j+1. */
+function fix(ctx: Ctx, j: number, r: number): void {
+  const { p, P, x } = ctx;
+  const m = p.m;
+  const xv = p.axes[j]![r]!;
+  x[j] = xv;
+  const c = p.coefficients;
+  for (let i = 0; i < m; i++) P[(j + 1) * m + i] = P[j * m + i]! + c[i * p.d + j]! * xv;
+}
+
+/** Exact test of the last coordinate given the partial sums through x_{D-2}. */
+function lastPasses(ctx: Ctx, xv: number): boolean {
+  const { p, P } = ctx;
+  const m = p.m;
+  const j = p.d - 1;
+  const base = j * m;
+  const c = p.coefficients;
+  const t = p.targets;
+  const e = p.tolerances;
+  for (let i = 0; i < m; i++) {
+    const s = P[base + i]! + c[i * p.d + j]! * xv;
+    if (!(Math.abs(s - t[i]!) <= e[i]!)) return false;
+  }
+  return true;
+}
+
+function decodePrefix(ctx: Ctx, outer: number, index: number): void {
+  const counts = ctx.p.counts;
+  const rs: number[] = new Array<number>(outer);
+  for (let j = outer - 1; j >= 0; j--) {
+    rs[j] = index % counts[j]!;
+    index = Math.floor(index / counts[j]!);
+  }
+  for (let j = 0; j < outer; j++) fix(ctx, j, rs[j]!);
+}
+
+/** Number of prefixes over the first `outer` dimensions. */
+export function prefixCount(p: GridSearchProblem, outer: number): number {
+  let n = 1;
+  for (let j = 0; j < outer; j++) n *= p.counts[j]!;
+  return n;
+}
+
+// ---------------------------------------------------------------- naive (brute force)
+
+function naiveFrom(ctx: Ctx, j: number): boolean {
+  const { p, x } = ctx;
+  const count = p.counts[j]!;
+  const axis = p.axes[j]!;
+  if (j === p.d - 1) return naiveLast(ctx);
+  for (let r = 0; r < count; r++) {
+    fix(ctx, j, r);
+    if (!naiveFrom(ctx, j + 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * The brute force's hot loop: every value of the last axis against every constraint, with
+ * everything it touches in locals (this loop runs ~10^11 times on the full CS610 grid).
+ */
+function naiveLast(ctx: Ctx): boolean {
+  const { p, P, x, lastC } = ctx;
+  const m = p.m;
+  const j = p.d - 1;
+  const axis = p.axes[j]!;
+  const count = axis.length;
+  const base = j * m;
+  const t = p.targets;
+  const e = p.tolerances;
+  for (let r = 0; r < count; r++) {
+    const xv = axis[r]!;
+    let i = 0;
+    for (; i < m; i++) {
+      const s = P[base + i]! + lastC[i]! * xv;
+      if (!(Math.abs(s - t[i]!) <= e[i]!)) break;
+    }
+    if (i === m) {
+      x[j] = xv;
+      if (!ctx.emit(x)) return false;
+    }
+  }
+  return true;
+}
+
+/** Visits every point of every prefix in [start, end). Returns false if `emit` asked to stop. */
+export function gridNaiveRange(p: GridSearchProblem, outer: number, start: number, end: number, emit: PointCallback): boolean {
+  if (p.total === 0) return true;
+  const ctx = makeCtx(p, emit);
+  for (let idx = start; idx < end; idx++) {
+    decodePrefix(ctx, outer, idx);
+    if (outer === p.d) {
+      // Every dimension is in the prefix: decodePrefix fixed the whole point.
+      if (lastPassesFull(ctx) && !emit(ctx.x)) return false;
+      continue;
+    }
+    if (!naiveFrom(ctx, outer)) return false;
+  }
+  return true;
+}
+
+function lastPassesFull(ctx: Ctx): boolean {
+  // fix() already filled P through level d; the test is |P_d − t| <= e.
+  const { p, P } = ctx;
+  const m = p.m;
+  for (let i = 0; i < m; i++) if (!(Math.abs(P[p.d * m + i]! - p.targets[i]!) <= p.tolerances[i]!)) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------- pruned (exact interval bounds)
+
+interface Bounds {
+  /** lo/hi[j·m + i] = min/max over the remaining axes j..D-1 of Σ c_ik·x_k. */
+  readonly lo: Float64Array;
+  readonly hi: Float64Array;
+  /** Per constraint: slack covering every rounding in the bound test (see `pruneSlack`). */
+  readonly slack: Float64Array;
+}
+
+/**
+ * Safe margin: every partial sum, suffix bound and target is at most M_i = Σ_j max|c_ij·x_j|
+ * + |d_i| + e_i in magnitude, and each of the ≤ 2D+4 f64 roundings involved errs by at most
+ * 2^-53·M_i, so (2D+4)·2^-53·M_i < 1e-12·M_i bounds the total for D ≤ 32. Pruning with
+ * this slack can only keep extra candidates, never drop a passing point; every survivor
+ * gets the exact test.
+ */
+function pruneBounds(p: GridSearchProblem): Bounds {
+  const { d, m, coefficients: c } = p;
+  const lo = new Float64Array((d + 1) * m);
+  const hi = new Float64Array((d + 1) * m);
+  const slack = new Float64Array(m);
+  for (let i = 0; i < m; i++) {
+    let mag = Math.abs(p.targets[i]!) + p.tolerances[i]!;
+    for (let j = d - 1; j >= 0; j--) {
+      const axis = p.axes[j]!;
+      const a = c[i * d + j]! * axis[0]!;
+      const b = c[i * d + j]! * axis[axis.length - 1]!;
+      lo[j * m + i] = lo[(j + 1) * m + i]! + Math.min(a, b);
+      hi[j * m + i] = hi[(j + 1) * m + i]! + Math.max(a, b);
+      mag += Math.max(Math.abs(a), Math.abs(b));
+    }
+    slack[i] = 1e-12 * mag;
+  }
+  return { lo, hi, slack };
+}
+
+/** True when no completion of the prefix x_0..x_{j-1} can satisfy every constraint. */
+function infeasible(ctx: Ctx, b: Bounds, j: number): boolean {
+  const { p, P } = ctx;
+  const m = p.m;
+  for (let i = 0; i < m; i++) {
+    const s = P[j * m + i]! - p.targets[i]!;
+    const e = p.tolerances[i]! + b.slack[i]!;
+    if (s + b.lo[j * m + i]! > e || s + b.hi[j * m + i]! < -e) return true;
+  }
+  return false;
+}
+
+/**
+ * Index range of the last axis that can pass, from each constraint's linear bound, widened by
+ * one index and the slack so rounding in the division cannot exclude a passing point.
+ */
+function lastRange(ctx: Ctx, b: Bounds, out: Float64Array): void {
+  const { p, P } = ctx;
+  const m = p.m;
+  const j = p.d - 1;
+  const g = p.dims[j]!;
+  let rLo = 0;
+  let rHi = p.counts[j]! - 1;
+  for (let i = 0; i < m && rLo <= rHi; i++) {
+    const ci = p.coefficients[i * p.d + j]!;
+    const s = P[j * m + i]! - p.targets[i]!;
+    const e = p.tolerances[i]! + b.slack[i]!;
+    if (ci === 0) {
+      if (Math.abs(s) > e) rHi = -1;
+      continue;
+    }
+    // Need -e <= s + ci·x <= e.
+    let t0 = (-e - s) / ci;
+    let t1 = (e - s) / ci;
+    if (ci < 0) [t0, t1] = [t1, t0];
+    const a = Math.ceil((t0 - g.lower) / g.step) - 1;
+    const z = Math.floor((t1 - g.lower) / g.step) + 1;
+    if (a > rLo) rLo = a;
+    if (z < rHi) rHi = z;
+  }
+  out[0] = rLo;
+  out[1] = rHi;
+}
+
+function prunedFrom(ctx: Ctx, b: Bounds, j: number, range: Float64Array): boolean {
+  const { p, x } = ctx;
+  if (infeasible(ctx, b, j)) return true;
+  const axis = p.axes[j]!;
+  if (j === p.d - 1) {
+    lastRange(ctx, b, range);
+    const hi = range[1]!;
+    for (let r = range[0]!; r <= hi; r++) {
+      const xv = axis[r]!;
+      if (lastPasses(ctx, xv)) {
+        x[j] = xv;
+        if (!ctx.emit(x)) return false;
+      }
+    }
+    return true;
+  }
+  const count = p.counts[j]!;
+  for (let r = 0; r < count; r++) {
+    fix(ctx, j, r);
+    if (!prunedFrom(ctx, b, j + 1, range)) return false;
+  }
+  return true;
+}
+
+/** Same points as `gridNaiveRange`, skipping sub-grids that interval bounds prove empty. */
+export function gridPrunedRange(p: GridSearchProblem, outer: number, start: number, end: number, emit: PointCallback): boolean {
+  if (p.total === 0) return true;
+  if (outer === p.d) return gridNaiveRange(p, outer, start, end, emit);
+  const ctx = makeCtx(p, emit);
+  const b = pruneBounds(p);
+  const range = new Float64Array(2);
+  for (let idx = start; idx < end; idx++) {
+    decodePrefix(ctx, outer, idx);
+    if (!prunedFrom(ctx, b, outer, range)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,7 @@
+import type { Conv2dProblem } from './types.js';
+
+export const conv2dOutputLength = (p: Pick<Conv2dProblem, 'batch' | 'height' | 'width'>): number => p.batch * p.height * p.width;
+
+/** Multiply-adds per output pixel times pixels; the seeds report MPix/s and GFLOP/s from these. */
+export const conv2dPixels = (p: Pick<Conv2dProblem, 'batch' | 'height' | 'width'>): number => p.batch * p.height * p.width;
+export const conv2dFlops = (p: Pick<Conv2dProblem, 'batch' | 'height' | 'width' | 'k'>): number => 2 * p.k * p.k * conv2dPixels(p);

@@ -1,0 +1,59 @@
+import type { GridDim, GridSearchProblem } from './types.js';
+
+export const gridAxisCount = (g: GridDim): number => Math.floor((g.upper - g.lower) / g.step);
+
+export function gridAxisValues(g: GridDim): Float64Array {
+  const n = gridAxisCount(g);
+  const a = new Float64Array(n);
+  for (let r = 0; r < n; r++) a[r] = g.lower + r * g.step;
+  return a;
+}
+
+/**
+ * The exact test, in the seed's evaluation order: Σ_j C_ij·x_j left to right, minus d_i, then
+ * |·| ≤ e_i. Every backend's final answer for a point is this function's answer.
+ */
+export function gridPointPasses(p: GridSearchProblem, x: ArrayLike<number>): boolean {
+  const { d, m, coefficients: c, targets, tolerances } = p;
+  for (let i = 0; i < m; i++) {
+    const row = i * d;
+    let s = 0;
+    for (let j = 0; j < d; j++) s += c[row + j]! * x[j]!;
+    if (!(Math.abs(s - targets[i]!) <= tolerances[i]!)) return false;
+  }
+  return true;
+}
+
+/** Points growable buffer: append D values at a time, refusing past `maxPoints`. */
+export class PointSink {
+  private buf: Float64Array;
+  count = 0;
+  constructor(
+    readonly dims: number,
+    readonly maxPoints: number,
+    initial = 1024,
+  ) {
+    this.buf = new Float64Array(Math.max(1, Math.min(initial, maxPoints)) * dims);
+  }
+  /** Returns false when the limit is reached (the caller turns that into a LimitExceededError). */
+  push(x: ArrayLike<number>): boolean {
+    if (this.count >= this.maxPoints) return false;
+    const d = this.dims;
+    if ((this.count + 1) * d > this.buf.length) {
+      const grown = new Float64Array(Math.min(this.buf.length * 2, this.maxPoints * d));
+      grown.set(this.buf);
+      this.buf = grown;
+    }
+    const o = this.count * d;
+    for (let j = 0; j < d; j++) this.buf[o + j] = x[j]!;
+    this.count++;
+    return true;
+  }
+  appendAll(points: Float64Array, count: number): boolean {
+    for (let i = 0; i < count; i++) if (!this.push(points.subarray(i * this.dims, (i + 1) * this.dims))) return false;
+    return true;
+  }
+  finish(): { count: number; dims: number; points: Float64Array } {
+    return { count: this.count, dims: this.dims, points: this.buf.slice(0, this.count * this.dims) };
+  }
+}
