@@ -1,1 +1,12 @@
-export {};
+export { runBench, CHECK_POLICY } from './run.js';
+export type { RunHooks } from './run.js';
+export { benchCases } from './cases.js';
+export type { BenchCase } from './cases.js';
+export { parseBenchArgs, UsageError } from './args.js';
+export { capReason, openBackend } from './backends.js';
+export { checkResult } from './check.js';
+export { formatTable } from './output/table.js';
+export { formatMarkdown } from './output/markdown.js';
+export { renderCharts } from './output/svg.js';
+export { writeOutputs, resultBaseName } from './output/write.js';
+export type * from './types.js';

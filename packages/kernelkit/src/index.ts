@@ -1,1 +1,44 @@
-export {};
+export { createKernels } from './kernels.js';
+export type { CreateKernelsOptions, Kernels } from './kernels.js';
+export { resolveBackend, readResolveOptions } from './resolve.js';
+export type { ResolveOptions, ResolveContext, Resolved } from './resolve.js';
+export { defaultLoaders } from './loaders.js';
+export type { BackendLoaders, LoadOptions, WebGpuProbe } from './loaders.js';
+export { BACKEND_NAMES, DEFAULT_ORDER, ADAPTER_KINDS, GPUJS_MODES, SOFTWARE_ADAPTER_REASON } from './names.js';
+export type { AdapterKind, GpujsMode } from './names.js';
+
+// What users need to call the ops and handle failures, without importing the inner packages.
+export {
+  KernelkitError,
+  InvalidArgumentError,
+  UnsupportedError,
+  BackendUnavailableError,
+  DisposedError,
+  AbortError,
+  LimitExceededError,
+  FileFormatError,
+  DeviceError,
+  WorkerError,
+} from '@kernelkit/core';
+export type { KernelkitErrorCode, BackendFailure, Timing } from '@kernelkit/core';
+export { OP_NAMES, readCs610Problem, formatCs610Results, cs610Problem, CS610_GRID_PATH, CS610_DISP_PATH } from '@kernelkit/ops';
+export type {
+  Backend,
+  BackendInfo,
+  BackendName,
+  AdapterInfo,
+  OpName,
+  RunOptions,
+  Result,
+  Progress,
+  Conv2dArgs,
+  Stencil3dArgs,
+  StencilBoundary,
+  ScanArgs,
+  ScanArray,
+  ScanDtype,
+  GridDim,
+  GridPoints,
+  GridSearchArgs,
+  ConvLayerArgs,
+} from '@kernelkit/ops';

@@ -19,7 +19,10 @@ export type { OpDescriptor } from './descriptors.js';
 export { createBackend } from './backend-kit.js';
 export type { BackendSpec, OpContext, OpImplementation, OpOutput, OpRunner, OpTable } from './backend-kit.js';
 export { verifyResult, compareGridPoints } from './verify.js';
-export { TOLERANCE_SUMMARY } from './testing/tolerance.js';
+export { TOLERANCE_SUMMARY, conv2dTolerance, convLayerTolerance, stencil3dTolerance, scanTolerance, U32F, U64F } from './testing/tolerance.js';
+export type { Tolerance } from './testing/tolerance.js';
+export { compareFloat, compareExact } from './testing/compare.js';
+export type { Mismatch } from './testing/compare.js';
 
 // conv2d
 export type { Conv2dArgs, Conv2dProblem } from './conv2d/types.js';

@@ -1,0 +1,36 @@
+import { defaultLoaders, type BackendLoaders } from 'kernelkit';
+import type { Backend, BackendName } from '@kernelkit/ops';
+import type { BenchCase } from './cases.js';
+
+export type Opened = { readonly status: 'ok'; readonly backend: Backend; readonly startMs: number } | { readonly status: 'errored'; readonly reason: string };
+
+/** Creates a backend for benchmarking. WebGPU takes any adapter: a software one is still measured (and labelled). */
+export async function openBackend(name: BackendName, threads: number | undefined, loaders: BackendLoaders = defaultLoaders): Promise<Opened> {
+  const t0 = performance.now();
+  try {
+    const backend = await loaders[name](name === 'webgpu' ? { adapter: 'any' } : threads === undefined ? {} : { threads });
+    return { status: 'ok', backend, startMs: performance.now() - t0 };
+  } catch (err) {
+    return { status: 'errored', reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** Largest case (BenchCase.size) worth running on emulated GPUs: beyond it one run takes many seconds. */
+const SOFTWARE_CAP = 8 * 2 ** 20;
+const GPUJS_CAP = 2 * 2 ** 20;
+/** A naive brute-force grid search beyond this many points would take many minutes on a CPU. */
+const NAIVE_GRID_CPU_POINTS = 1.1e9;
+
+/** Returns why a (backend, variant, case) is not run, or undefined to run it. */
+export function capReason(b: Backend, variant: string, c: BenchCase): string | undefined {
+  if (c.op === 'gridSearch' && variant === 'naive' && (b.name === 'cpu' || b.name === 'piscina') && c.work > NAIVE_GRID_CPU_POINTS) {
+    return `naive brute force over ${c.work.toExponential(2)} points exceeds the CPU cap of ${NAIVE_GRID_CPU_POINTS.toExponential(1)} points`;
+  }
+  if (b.name === 'gpujs' && b.info.mode !== 'webgpu' && b.info.mode !== 'headlessgl' && c.size > GPUJS_CAP) {
+    return `gpu.js in ${b.info.mode ?? 'its fallback'} mode: size ${c.size.toExponential(2)} exceeds the cap of ${GPUJS_CAP.toExponential(2)}`;
+  }
+  if (b.info.software && c.size > SOFTWARE_CAP) {
+    return `software adapter: size ${c.size.toExponential(2)} exceeds the cap of ${SOFTWARE_CAP.toExponential(2)}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,51 @@
+import { Bench } from 'tinybench';
+import type { Stats } from './types.js';
+
+export interface Measured {
+  readonly stats: Stats;
+  readonly kernelMedianMs?: number;
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/**
+ * Times `fn` with tinybench, scaling the budget to one run's cost `estMs`: cheap tasks get many
+ * samples in ~`budgetMs`, multi-second tasks get 3 (or 1 beyond `singleShotMs`, so the seed
+ * sizes on a CPU do not take an hour), and warm-up is skipped when one run is already long.
+ */
+export async function measure(fn: () => Promise<number | undefined>, estMs: number, budgetMs: number, singleShotMs = 30_000): Promise<Measured> {
+  const iterations = estMs > singleShotMs ? 1 : Math.max(3, Math.min(50, Math.ceil(budgetMs / Math.max(estMs, 0.01))));
+  const kernel: number[] = [];
+  const bench = new Bench({
+    iterations,
+    time: 0,
+    warmup: estMs < 1000,
+    warmupIterations: 1,
+    warmupTime: 0,
+    throws: true,
+    retainSamples: false,
+  });
+  let warm = estMs < 1000;
+  bench.add('task', async () => {
+    const k = await fn();
+    // The first call is the warm-up when there is one: its kernel time is not a sample.
+    if (warm) {
+      warm = false;
+      return;
+    }
+    if (k !== undefined) kernel.push(k);
+  });
+  await bench.run();
+  const task = bench.tasks[0];
+  const r = task?.result;
+  if (!r || (r.state !== 'completed' && r.state !== 'aborted-with-statistics')) {
+    throw r?.state === 'errored' ? r.error : new Error(`tinybench task ended in state ${r?.state ?? 'unknown'}`);
+  }
+  const l = r.latency;
+  const stats: Stats = { samples: l.samplesCount, medianMs: l.p50, meanMs: l.mean, p75Ms: l.p75, p99Ms: l.p99, minMs: l.min, maxMs: l.max };
+  return kernel.length ? { stats, kernelMedianMs: median(kernel) } : { stats };
+}

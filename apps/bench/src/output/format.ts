@@ -1,0 +1,11 @@
+export function fmtMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(3)} ms`;
+}
+
+export function fmtNum(v: number): string {
+  if (v === 0) return '0';
+  if (Math.abs(v) >= 1e6 || Math.abs(v) < 0.01) return v.toExponential(2);
+  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+export const fmtX = (v: number | undefined): string => (v === undefined ? '' : `${v.toFixed(2)}×`);

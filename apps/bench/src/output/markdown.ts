@@ -1,0 +1,37 @@
+import { OP_NAMES } from '@kernelkit/ops';
+import type { BenchReport } from '../types.js';
+import { fmtMs, fmtNum, fmtX } from './format.js';
+
+const TITLES = { conv2d: '2-D convolution', stencil3d: '3-D 7-point stencil', scan: 'Prefix sum (scan)', gridSearch: 'Grid search (CS610)', convLayer: 'Convolution layer (ECE408)' } as const;
+
+/** The seeds' style: per op, one table of backend/variant rows with time, throughput and speed-ups. */
+export function formatMarkdown(r: BenchReport): string {
+  const m = r.machine;
+  const out: string[] = [
+    `# kernelkit bench — ${r.workload} workload, ${r.date.slice(0, 10)}`,
+    '',
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}. Wall time ${fmtMs(r.wallMs)}.`,
+    '',
+    '| backend | status | start | on |',
+    '|---|---|---|---|',
+    ...r.backends.map((b) => `| ${b.backend} | ${b.status} | ${b.startMs === undefined ? '' : fmtMs(b.startMs)} | ${(b.description ?? b.reason ?? '').replace(/\|/g, '\\|')} |`),
+    '',
+    `Correctness: ${r.checkPolicy}`,
+    '',
+    'Times are medians of sequential runs (tinybench); "first call" is the cold first run (pipeline compiles, pool warm-up); "kernel" is the backend-reported compute time where it has one; speed-ups are of medians, over the sequential CPU backend and over the previous rung of the same backend\'s ladder.',
+  ];
+  for (const op of OP_NAMES) {
+    const rows = r.rows.filter((x) => x.op === op);
+    if (!rows.length) continue;
+    out.push('', `## ${TITLES[op]}`, '', '| case | backend | variant | median | p75 / p99 | first call | throughput | kernel | vs sequential | vs previous rung |', '|---|---|---|---|---|---|---|---|---|---|');
+    for (const x of rows) {
+      if (x.status === 'ok') {
+        out.push(`| ${x.label} | ${x.backend}${x.software ? ' (software)' : ''} | ${x.variant} | ${fmtMs(x.stats.medianMs)} | ${fmtMs(x.stats.p75Ms)} / ${fmtMs(x.stats.p99Ms)} | ${fmtMs(x.firstCallMs)} | ${fmtNum(x.throughput.value)} ${x.throughput.unit} | ${x.kernelMedianMs === undefined ? '' : `${fmtMs(x.kernelMedianMs)} (${fmtNum(x.kernelThroughput?.value ?? 0)})`} | ${fmtX(x.speedupVsSequential)} | ${x.speedupVsPrevious ? `${fmtX(x.speedupVsPrevious.value)} over ${x.speedupVsPrevious.over}` : ''} |`);
+      } else {
+        const why = (x.status === 'errored' ? `**errored**: ${x.message}` : `skipped: ${x.reason}`).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+        out.push(`| ${x.label} | ${x.backend} | ${x.variant} | ${why} | | | | | | |`);
+      }
+    }
+  }
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,41 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { BenchReport } from '../types.js';
+import { formatMarkdown } from './markdown.js';
+import { renderCharts } from './svg.js';
+import { machineSlug } from '../machine.js';
+
+async function put(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+}
+
+/** The GPU in the file name when WebGPU ran on hardware, so results from one host sort together. */
+export function resultBaseName(r: BenchReport): string {
+  const gpu = r.backends.find((b) => b.backend === 'webgpu' && b.status === 'ok');
+  const info = gpu?.info as { software?: boolean; adapter?: { description?: string } } | undefined;
+  const name = info && !info.software ? info.adapter?.description : undefined;
+  return `${machineSlug(r.machine, name)}-${r.date.slice(0, 10)}`;
+}
+
+export async function writeOutputs(r: BenchReport, o: { json?: string; md?: string; svg?: string; out?: string }): Promise<string[]> {
+  const written: string[] = [];
+  const json = JSON.stringify(r, null, 2) + '\n';
+  const md = formatMarkdown(r);
+  if (o.json) await put(o.json, json).then(() => written.push(o.json!));
+  if (o.md) await put(o.md, md).then(() => written.push(o.md!));
+  const base = o.out ? join(o.out, resultBaseName(r)) : undefined;
+  if (base) {
+    await put(`${base}.json`, json);
+    await put(`${base}.md`, md);
+    written.push(`${base}.json`, `${base}.md`);
+  }
+  if (o.svg || base) {
+    for (const [op, svg] of await renderCharts(r)) {
+      const path = o.svg ? join(o.svg, `${op}.svg`) : `${base}-${op}.svg`;
+      await put(path, svg);
+      written.push(path);
+    }
+  }
+  return written;
+}

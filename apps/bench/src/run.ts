@@ -1,0 +1,117 @@
+import type { BackendLoaders } from 'kernelkit';
+import type { Backend, BackendName, OpArgs, OpData, OpName, Result, RunOptions } from '@kernelkit/ops';
+import { capReason, openBackend } from './backends.js';
+import { benchCases, type BenchCase } from './cases.js';
+import { checkResult, type Reference } from './check.js';
+import { ladderOrder, withSpeedups } from './ladder.js';
+import { machineInfo } from './machine.js';
+import { measure } from './measure.js';
+import type { BackendStart, BenchOptions, BenchReport, Row } from './types.js';
+
+export interface RunHooks {
+  readonly loaders?: BackendLoaders;
+  readonly onStep?: (label: string) => void;
+  readonly onTotal?: (total: number) => void;
+}
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+function call(b: Backend, op: OpName, args: OpArgs<OpName>, o: RunOptions<never>): Promise<Result<OpData<OpName>>> {
+  return (b[op] as (a: OpArgs<OpName>, o: RunOptions<never>) => Promise<Result<OpData<OpName>>>)(args, o);
+}
+
+export const CHECK_POLICY =
+  'Every row is checked before it is timed. scan: against the f64 reference (integers bit-exact). small/tiny: CPU rows and, without a CPU row, ' +
+  'all rows against the f64 reference (verifyResult); other backends against the sequential CPU output under the op\'s error factor × max|output|. ' +
+  'seed: the CPU output is trusted as the sequential baseline (the CPU backend passes the f64 conformance suite); grid search must equal the CPU point list exactly.';
+
+/** Runs every selected op × backend × variant; a failing backend or row never stops the run. */
+export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<BenchReport> {
+  const t0 = performance.now();
+  const cases = benchCases(o.workload).filter((c) => o.ops.includes(c.op) && (o.cases === undefined || o.cases.includes(c.id)));
+  // cpu first: its outputs are the reference for the others and its times the sequential baseline.
+  const order = [...o.backends].sort((a, b) => (a === 'cpu' ? -1 : b === 'cpu' ? 1 : 0));
+  hooks.onTotal?.(order.length * cases.length);
+  const argsCache = new Map<string, OpArgs<OpName>>();
+  const cpuRef = new Map<string, OpData<OpName>>();
+  const cpuDefault: Partial<Record<OpName, string>> = {};
+  const rows: Row[] = [];
+  const starts: BackendStart[] = [];
+
+  for (const name of order) {
+    const opened = await openBackend(name, o.threads, hooks.loaders);
+    if (opened.status === 'errored') {
+      starts.push({ backend: name, status: 'skipped', reason: opened.reason });
+      for (const c of cases) {
+        rows.push({ status: 'skipped', op: c.op, caseId: c.id, label: c.label, backend: name, variant: '*', reason: `backend unavailable: ${opened.reason}` });
+        hooks.onStep?.(`${name} ${c.id}`);
+      }
+      continue;
+    }
+    const b = opened.backend;
+    starts.push({ backend: name, status: 'ok', startMs: opened.startMs, description: b.info.description, info: b.info });
+    try {
+      for (const c of cases) {
+        const def = b.variants(c.op)[0];
+        if (name === 'cpu' && def !== undefined) cpuDefault[c.op] = def;
+        let args = argsCache.get(c.id);
+        if (!args) argsCache.set(c.id, (args = await c.make()));
+        const variants = ladderOrder(c.op, b.variants(c.op)).filter((v) => o.variants === undefined || o.variants.includes(v));
+        for (const variant of variants) rows.push(await runRow(b, name, c, variant, args, o, cpuRef));
+        hooks.onStep?.(`${name} ${c.id}`);
+      }
+    } finally {
+      await b.dispose().catch(() => {});
+    }
+  }
+  return {
+    schema: 'kernelkit-bench/1',
+    date: new Date().toISOString(),
+    workload: o.workload,
+    machine: machineInfo(),
+    backends: starts,
+    rows: withSpeedups(rows, cpuDefault),
+    wallMs: performance.now() - t0,
+    checkPolicy: CHECK_POLICY,
+  };
+}
+
+async function runRow(b: Backend, name: BackendName, c: BenchCase, variant: string, args: OpArgs<OpName>, o: BenchOptions, cpuRef: Map<string, OpData<OpName>>): Promise<Row> {
+  const key = { op: c.op, caseId: c.id, label: c.label, backend: name, variant };
+  const cap = capReason(b, variant, c);
+  if (cap) return { ...key, status: 'skipped', reason: cap };
+  try {
+    const opts = { variant, timing: true } as const;
+    let t = performance.now();
+    const first = await call(b, c.op, args, opts);
+    const firstCallMs = performance.now() - t;
+    const ref: Reference | undefined =
+      name === 'cpu' ? (o.workload === 'seed' ? undefined : { kind: 'f64' }) : cpuRef.has(c.id) ? { kind: 'cpu', data: cpuRef.get(c.id)! } : { kind: 'f64' };
+    let how = 'sequential baseline (trusted)';
+    if (ref) {
+      const r = checkResult(c.op, args, first.data, ref);
+      if (r.message !== undefined) return { ...key, status: 'errored', message: `wrong result (${r.how}): ${r.message}` };
+      how = r.how;
+    }
+    if (name === 'cpu' && !cpuRef.has(c.id)) cpuRef.set(c.id, first.data);
+    // A second run without compile costs estimates one run for the budget.
+    t = performance.now();
+    await call(b, c.op, args, opts);
+    const estMs = performance.now() - t;
+    const m = await measure(async () => (await call(b, c.op, args, opts)).timing?.kernelMs, estMs, o.workload === 'seed' ? 3000 : o.workload === 'tiny' ? 200 : 1200);
+    const perSec = (ms: number) => c.work / (ms / 1000);
+    return {
+      ...key,
+      status: 'ok',
+      software: b.info.software,
+      firstCallMs,
+      stats: m.stats,
+      ...(m.kernelMedianMs === undefined ? {} : { kernelMedianMs: m.kernelMedianMs, kernelThroughput: { value: perSec(m.kernelMedianMs), unit: c.unit } }),
+      throughput: { value: perSec(m.stats.medianMs), unit: c.unit },
+      check: how,
+      ...(first.notes?.length ? { notes: first.notes } : {}),
+    };
+  } catch (err) {
+    return { ...key, status: 'errored', message: message(err) };
+  }
+}

@@ -1,0 +1,89 @@
+import type { BackendName, OpName } from '@kernelkit/ops';
+
+export const WORKLOAD_NAMES = ['small', 'seed', 'tiny'] as const;
+export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
+
+export interface BenchOptions {
+  readonly workload: WorkloadName;
+  readonly ops: readonly OpName[];
+  readonly backends: readonly BackendName[];
+  readonly variants?: readonly string[];
+  readonly cases?: readonly string[];
+  readonly threads?: number;
+  readonly json?: string;
+  readonly md?: string;
+  readonly svg?: string;
+  readonly out?: string;
+  readonly progress: boolean;
+}
+
+export interface Stats {
+  readonly samples: number;
+  readonly medianMs: number;
+  readonly meanMs: number;
+  readonly p75Ms: number;
+  readonly p99Ms: number;
+  readonly minMs: number;
+  readonly maxMs: number;
+}
+
+export interface Throughput {
+  readonly value: number;
+  readonly unit: string;
+}
+
+interface RowKey {
+  readonly op: OpName;
+  readonly caseId: string;
+  readonly label: string;
+  readonly backend: BackendName;
+  readonly variant: string;
+}
+
+export type Row =
+  | (RowKey & {
+      readonly status: 'ok';
+      readonly software: boolean;
+      /** Wall time of the first call (pipeline compiles, pool warm-up); the backend's own start is in `backendStarts`. */
+      readonly firstCallMs: number;
+      readonly stats: Stats;
+      readonly kernelMedianMs?: number;
+      readonly throughput: Throughput;
+      readonly kernelThroughput?: Throughput;
+      readonly speedupVsSequential?: number;
+      readonly speedupVsPrevious?: { readonly over: string; readonly value: number };
+      /** How the result was checked before timing. */
+      readonly check: string;
+      readonly notes?: readonly string[];
+    })
+  | (RowKey & { readonly status: 'errored'; readonly message: string })
+  | (RowKey & { readonly status: 'skipped'; readonly reason: string });
+
+export interface BackendStart {
+  readonly backend: BackendName;
+  readonly status: 'ok' | 'errored' | 'skipped';
+  readonly startMs?: number;
+  readonly description?: string;
+  readonly info?: unknown;
+  readonly reason?: string;
+}
+
+export interface MachineInfo {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memoryGiB: number;
+  readonly os: string;
+  readonly node: string;
+  readonly hostname: string;
+}
+
+export interface BenchReport {
+  readonly schema: 'kernelkit-bench/1';
+  readonly date: string;
+  readonly workload: WorkloadName;
+  readonly machine: MachineInfo;
+  readonly backends: readonly BackendStart[];
+  readonly rows: readonly Row[];
+  readonly wallMs: number;
+  readonly checkPolicy: string;
+}

@@ -1,0 +1,71 @@
+import type { OpImplementation } from '@kernelkit/ops';
+import type { Runtime } from '../runtime.js';
+import { copyResult, kernelFn, type KernelThis } from './kernel-util.js';
+
+/**
+ * 3-D output kernel [OW, OH, batch·M] over a chunk of the batch: thread (x, y, z) computes
+ * out[b][m][y][x] with z = b·M + m. z is split into (b, m) with an f32 division and an exact
+ * ±1 fix-up (z < 2^22, so the quotient's error is below 1). C, K and the sizes are constants.
+ * Bias and ReLU are fused when asked (ReLU keeps NaN, as the reference does).
+ */
+const convLayerKernel = kernelFn(function (this: KernelThis, inp: number[], wt: number[], bias: number[]) {
+  const x = this.thread.x;
+  const y = this.thread.y;
+  const z = this.thread.z + 0.0;
+  const M = this.constants.M!;
+  let b = Math.floor((z + 0.5) / M);
+  let m = z - b * M;
+  if (m < 0) {
+    b = b - 1;
+    m = m + M;
+  }
+  if (m >= M) {
+    b = b + 1;
+    m = m - M;
+  }
+  const C = this.constants.C!;
+  const K = this.constants.K!;
+  const H = this.constants.H!;
+  const W = this.constants.W!;
+  let s = 0;
+  for (let c = 0; c < this.constants.C!; c++) {
+    const inBase = (b * C + c) * H;
+    const wBase = (m * C + c) * K;
+    for (let p = 0; p < this.constants.K!; p++) {
+      for (let q = 0; q < this.constants.K!; q++) {
+        s += inp[(inBase + y + p) * W + x + q]! * wt[(wBase + p) * K + q]!;
+      }
+    }
+  }
+  if (this.constants.BIAS === 1) s = s + bias[m]!;
+  if (this.constants.RELU === 1 && s < 0) s = 0;
+  return s;
+});
+
+export function convLayer(rt: Runtime): OpImplementation<'convLayer'> {
+  return {
+    defaultVariant: 'kernel',
+    variants: {
+      async kernel(p, ctx) {
+        const { batch, channels: C, height: H, width: W, maps: M, k: K, outHeight: OH, outWidth: OW } = p;
+        const outImage = M * OH * OW;
+        const inImage = C * H * W;
+        const out = ctx.out ?? new Float32Array(batch * outImage);
+        const notes = new Set<string>();
+        // Images per call: output and input of a call both under the mode's cell limit.
+        const per = Math.max(1, Math.min(batch, Math.floor(rt.maxCells / Math.max(outImage, inImage))));
+        const bias = p.bias ?? new Float32Array(1);
+        for (let b0 = 0; b0 < batch; b0 += per) {
+          const nb = Math.min(per, batch - b0);
+          const k = rt.kernel(`convlayer:${C}:${H}:${W}:${M}:${K}:${nb}:${p.bias !== undefined}:${p.relu}`, convLayerKernel, {
+            output: [OW, OH, nb * M],
+            constants: { C, K, H, W, M, BIAS: p.bias !== undefined ? 1 : 0, RELU: p.relu ? 1 : 0 },
+          });
+          const res = await rt.call(k, [p.input.subarray(b0 * inImage, (b0 + nb) * inImage), p.weights, bias], notes);
+          copyResult(res, out, b0 * outImage);
+        }
+        return { data: out, notes: [...notes] };
+      },
+    },
+  };
+}

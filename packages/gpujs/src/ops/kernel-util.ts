@@ -1,0 +1,26 @@
+/** What gpu.js kernel functions see as `this` (the fields these kernels use). */
+export interface KernelThis {
+  readonly thread: { readonly x: number; readonly y: number; readonly z: number };
+  readonly constants: Readonly<Record<string, number>>;
+}
+
+/**
+ * Copies a gpu.js result into `dst` at `offset`, in x-fastest order. gpu.js returns a
+ * Float32Array for 1-D outputs, an array of rows for 2-D and an array of planes of rows for 3-D.
+ * Returns the number of values written.
+ */
+export function copyResult(res: unknown, dst: Float32Array, offset: number): number {
+  if (res instanceof Float32Array) {
+    dst.set(res, offset);
+    return res.length;
+  }
+  let o = offset;
+  for (const part of res as readonly unknown[]) o += copyResult(part, dst, o);
+  return o - offset;
+}
+
+/** Kernel source as a function value, typed loosely: gpu.js parses it from its text. */
+export type KernelFn = (...args: never[]) => number;
+export const kernelFn = (f: (this: KernelThis, ...args: never[]) => number): KernelFn => f as unknown as KernelFn;
+
+export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

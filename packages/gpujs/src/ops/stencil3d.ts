@@ -1,0 +1,101 @@
+import { UnsupportedError } from '@kernelkit/core';
+import type { OpImplementation, Stencil3dProblem } from '@kernelkit/ops';
+import { gpujs, type GpuInstance, type PipelineRun } from '../gpujs.js';
+import { KERNEL_DEFAULTS, type Runtime } from '../runtime.js';
+import { copyResult, kernelFn, type KernelThis } from './kernel-util.js';
+
+/**
+ * One Jacobi step for the z-slab [z0, z0 + output z) of the grid; `u` is 3-D ([z][y][x]) and
+ * holds planes from `inZ0` on (the slab plus its halo planes). 3-D indexing (not flat) because
+ * inside a pipeline a step reads the previous step's 3-D output handle directly. Sizes, coefficients and the boundary policy are
+ * constants. Boundary cells write 0 (`ZERO` = 1) or keep their value.
+ */
+const stepKernel = kernelFn(function (this: KernelThis, u: number[][][], z0: number, inZ0: number) {
+  const x = this.thread.x;
+  const y = this.thread.y;
+  const z = z0 + this.thread.z;
+  const w = z - inZ0;
+  if (x === 0 || y === 0 || z === 0 || x === this.constants.NX! - 1 || y === this.constants.NY! - 1 || z === this.constants.NZ! - 1) {
+    if (this.constants.ZERO === 1) return 0;
+    return u[w]![y]![x]!;
+  }
+  return (
+    this.constants.C0! * u[w]![y]![x]! +
+    this.constants.C1! * (u[w]![y]![x - 1]! + u[w]![y]![x + 1]! + u[w]![y - 1]![x]! + u[w]![y + 1]![x]! + u[w - 1]![y]![x]! + u[w + 1]![y]![x]!)
+  );
+});
+
+function constants(p: Stencil3dProblem): Record<string, number> {
+  return { NX: p.nx, NY: p.ny, NZ: p.nz, C0: Math.fround(p.c0), C1: Math.fround(p.c1), ZERO: p.boundary === 'zero' ? 1 : 0 };
+}
+
+const keyOf = (p: Stencil3dProblem, zs: number) => `stencil:${p.nx}:${p.ny}:${p.nz}:${zs}:${p.c0}:${p.c1}:${p.boundary}`;
+
+/**
+ * Whole grid fits one call: all steps run as one gpu.js pipeline (`createPipeline`), so the
+ * intermediate grids stay in device memory (webgpu: one command encoder; webasm: one fused
+ * wasm plan; GL: textures) and only the last step is read back.
+ */
+async function pipelined(rt: Runtime, p: Stencil3dProblem, out: Float32Array, notes: Set<string>): Promise<void> {
+  const run = rt.pipeline(`${keyOf(p, p.nz)}:steps=${p.steps}`, (gpu: GpuInstance): PipelineRun => {
+    // The pipeline owns its kernel, so evicting kernels from the cache cannot break it.
+    const step = gpu.createKernel(stepKernel, { ...KERNEL_DEFAULTS, output: [p.nx, p.ny, p.nz], constants: constants(p) });
+    return gpu.createPipeline(
+      function (this: KernelThis, u: unknown) {
+        let v = u;
+        for (let s = 0; s < this.constants.steps!; s++) v = step(v, 0, 0);
+        return v;
+      } as never,
+      { constants: { steps: p.steps } },
+    );
+  });
+  // The first step reads the flat input as 3-D; later steps read the previous 3-D output.
+  const res = await run(gpujs.input(p.input as Float32Array, [p.nx, p.ny, p.nz]));
+  if (run.backend !== undefined && run.backend !== rt.mode && !(rt.mode === 'headlessgl' && run.backend === 'gpu')) {
+    notes.add(`gpu.js ran the stencil pipeline on '${run.backend}' instead of '${rt.mode}'${run.fallbackReason ? `: ${run.fallbackReason}` : ''}`);
+  }
+  copyResult(res, out, 0);
+}
+
+/**
+ * Grids larger than one call: z-slabs per step with host ping-pong (one readback per step),
+ * because a step needs the whole previous grid and gpu.js cannot bind part of a buffer.
+ */
+async function slabbed(rt: Runtime, p: Stencil3dProblem, out: Float32Array, notes: Set<string>): Promise<void> {
+  const plane = p.nx * p.ny;
+  const zs = Math.max(1, Math.floor(rt.maxCells / plane) - 2);
+  let src: Float32Array = p.input as Float32Array;
+  const scratch = p.steps > 1 ? new Float32Array(out.length) : out;
+  for (let t = 0; t < p.steps; t++) {
+    const dst = (p.steps - 1 - t) % 2 === 0 ? out : scratch;
+    for (let z0 = 0; z0 < p.nz; z0 += zs) {
+      const n = Math.min(zs, p.nz - z0);
+      const a = Math.max(0, z0 - 1);
+      const b = Math.min(p.nz, z0 + n + 1);
+      const k = rt.kernel(keyOf(p, n), stepKernel, { output: [p.nx, p.ny, n], constants: constants(p) });
+      const slab = gpujs.input(src.subarray(a * plane, b * plane), [p.nx, p.ny, b - a]);
+      copyResult(await rt.call(k, [slab, z0, a], notes), dst, z0 * plane);
+    }
+    src = dst;
+  }
+  notes.add(`grid of ${p.nx * p.ny * p.nz} cells exceeds one ${rt.mode} call (${rt.maxCells}); stepped in z-slabs with a readback per step`);
+}
+
+export function stencil3d(rt: Runtime): OpImplementation<'stencil3d'> {
+  return {
+    defaultVariant: 'kernel',
+    check(p) {
+      if (p.input instanceof Float64Array) throw new UnsupportedError('gpu.js computes in f32; pass a Float32Array', 'input');
+    },
+    variants: {
+      async kernel(p, ctx) {
+        const out = (ctx.out as Float32Array | undefined) ?? new Float32Array(p.nx * p.ny * p.nz);
+        const notes = new Set<string>();
+        if (p.steps === 0) out.set(p.input);
+        else if (p.nx * p.ny * p.nz <= rt.maxCells) await pipelined(rt, p, out, notes);
+        else await slabbed(rt, p, out, notes);
+        return { data: out, notes: [...notes] };
+      },
+    },
+  };
+}

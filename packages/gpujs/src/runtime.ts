@@ -1,0 +1,210 @@
+import { createRequire } from 'node:module';
+import { BackendUnavailableError, type BackendFailure } from '@kernelkit/core';
+import { gpujs, GPUJS_MODES, kernelMode, type GpuInstance, type GpujsMode, type KernelRun, type KernelSettings } from './gpujs.js';
+import { findWebgpuHost, webgpuUsers, type WebgpuHost } from './webgpu-host.js';
+
+const require = createRequire(import.meta.url);
+
+export interface ModeProbe {
+  readonly available: boolean;
+  readonly reason?: string;
+}
+
+/**
+ * Largest output (and input) per kernel call, in elements. The GL backends address textures
+ * through f32 arithmetic, which is exact only for integers below 2^24; 2^22 keeps every index
+ * and texel coordinate well inside that. webgpu and webasm index with integers, so their
+ * limit is memory: 2^26 f32 = 256 MiB per buffer.
+ */
+const MAX_CELLS: Record<GpujsMode, number> = { webgpu: 2 ** 26, headlessgl: 2 ** 22, webasm: 2 ** 24, cpu: 2 ** 24 };
+
+/** Settings every kernel gets: f32 textures and highp on GL, sizes of inputs free to vary. */
+export const KERNEL_DEFAULTS = { tactic: 'precision', precision: 'single', dynamicArguments: true } as const;
+
+/** Kernels kept per backend; evicted ones are destroyed (GL textures, wasm memory). */
+const KERNEL_CACHE_SIZE = 48;
+
+/** The renderer string of a fresh headless-gl context, or why there is none. */
+function probeHeadlessGl(): { renderer: string } | string {
+  let createGl: (w: number, h: number) => WebGLRenderingContextLike | null;
+  try {
+    createGl = require('gl') as typeof createGl;
+  } catch (e) {
+    return `the optional gl (headless-gl) package is not installed or not built: ${(e as Error).message.split('\n')[0]}`;
+  }
+  const gl = createGl(1, 1);
+  if (gl === null) return `headless-gl could not create a context (no X server? DISPLAY=${process.env.DISPLAY ?? 'unset'}; run under xvfb-run)`;
+  const dbg = gl.getExtension('WEBGL_debug_renderer_info') as { UNMASKED_RENDERER_WEBGL: number } | null;
+  const renderer = String(gl.getParameter(dbg === null ? gl.RENDERER : dbg.UNMASKED_RENDERER_WEBGL));
+  (gl.getExtension('STACKGL_destroy_context') as { destroy(): void } | null)?.destroy();
+  if (!gpujs.HeadlessGLKernel.isSupported) return `headless-gl made a context (${renderer}) but gpu.js's HeadlessGLKernel reports unsupported`;
+  return { renderer };
+}
+
+interface WebGLRenderingContextLike {
+  readonly RENDERER: number;
+  getExtension(name: string): unknown;
+  getParameter(p: number): unknown;
+}
+
+/** Which modes can run here, each with the reason when not. Creates nothing that stays alive. */
+export async function probeGpujsModes(): Promise<Record<GpujsMode, ModeProbe>> {
+  const host = await findWebgpuHost(true);
+  let webgpu: ModeProbe;
+  if (typeof host === 'string') webgpu = { available: false, reason: host };
+  else webgpu = host.software ? { available: true, reason: `software adapter only (${host.adapter}); auto mode skips it` } : { available: true };
+  if (typeof host !== 'string') {
+    host.install();
+    host.uninstall();
+  }
+  const gl = probeHeadlessGl();
+  return {
+    webgpu,
+    headlessgl: typeof gl === 'string' ? { available: false, reason: gl } : { available: true },
+    webasm: gpujs.WebAssemblyKernel.isSupported ? { available: true } : { available: false, reason: 'WebAssembly (with SIMD) is not supported by this runtime' },
+    cpu: { available: true },
+  };
+}
+
+/** A live gpu.js instance in one mode, with a kernel cache and fallback reporting. */
+export interface Runtime {
+  readonly mode: GpujsMode;
+  readonly software: boolean;
+  readonly description: string;
+  readonly maxCells: number;
+  /** Cached kernel by key; `build` runs on a miss. */
+  kernel(key: string, fn: (...args: never[]) => number, settings: KernelSettings): KernelRun;
+  /** Runs a kernel (sync or async alike) and records in `notes` if gpu.js ran it elsewhere. */
+  call(k: KernelRun, args: readonly unknown[], notes: Set<string>): Promise<unknown>;
+  pipeline<P>(key: string, build: (gpu: GpuInstance) => P & { destroy(): void }): P;
+  release(): Promise<void>;
+}
+
+function unavailable(mode: GpujsMode, reason: string): BackendUnavailableError {
+  return new BackendUnavailableError(`gpujs mode '${mode}' is unavailable`, [{ backend: `gpujs/${mode}`, reason }]);
+}
+
+async function startMode(mode: GpujsMode, forced: boolean): Promise<Runtime> {
+  let host: WebgpuHost | undefined;
+  let adapter: string;
+  let software: boolean;
+  if (mode === 'webgpu') {
+    const found = await findWebgpuHost(forced);
+    if (typeof found === 'string') throw unavailable(mode, found);
+    host = found;
+    host.install();
+    adapter = `Dawn adapter ${found.adapter}`;
+    software = found.software;
+  } else if (mode === 'headlessgl') {
+    const gl = probeHeadlessGl();
+    if (typeof gl === 'string') throw unavailable(mode, gl);
+    // headless-gl masks the renderer ("ANGLE") and has no debug-renderer extension; its context
+    // comes from the X server's GLX, which under Xvfb is Mesa's software rasteriser. So it
+    // counts as software unless the renderer string names a hardware vendor.
+    const hardware = /nvidia|geforce|quadro|radeon|amd|intel|apple|mali|adreno/i.test(gl.renderer);
+    adapter = `headless-gl, renderer '${gl.renderer}'${hardware ? '' : ' (masked; assumed Mesa software rendering)'}`;
+    software = !hardware;
+  } else if (mode === 'webasm') {
+    if (!gpujs.WebAssemblyKernel.isSupported) throw unavailable(mode, 'WebAssembly is not supported by this runtime');
+    adapter = 'WebAssembly f32x4 SIMD on the CPU, single thread (sync kernels)';
+    software = true;
+  } else {
+    adapter = 'gpu.js plain-JavaScript kernels on the CPU';
+    software = true;
+  }
+  const gpu = new gpujs.GPU({ mode });
+  const rt = makeRuntime(gpu, mode, software, adapter, host);
+  try {
+    // Build and run one kernel and read back which class gpu.js actually used.
+    const probe = rt.kernel('probe', function (this: { thread: { x: number } }, a: number[]) {
+      return a[this.thread.x]! * 2;
+    } as never, { output: [4] });
+    const out = (await rt.call(probe, [new Float32Array([1, 2, 3, 4])], new Set())) as Float32Array;
+    const ran = kernelMode(probe.kernel);
+    if (ran !== mode) throw unavailable(mode, `gpu.js ran the probe kernel on '${ran}'${probe.fallbackReason ? `: ${probe.fallbackReason}` : ''}`);
+    if (out[3] !== 8) throw unavailable(mode, `the probe kernel returned ${String(out[3])} instead of 8`);
+  } catch (e) {
+    await rt.release();
+    if (e instanceof BackendUnavailableError) throw e;
+    throw unavailable(mode, `the probe kernel failed: ${(e as Error).message}`);
+  }
+  return rt;
+}
+
+function makeRuntime(gpu: GpuInstance, mode: GpujsMode, software: boolean, adapter: string, host: WebgpuHost | undefined): Runtime {
+  const kernels = new Map<string, KernelRun>();
+  const pipelines = new Map<string, { destroy(): void }>();
+  let released = false;
+  return {
+    mode,
+    software,
+    description: `gpu.js ${mode} (${adapter})`,
+    maxCells: MAX_CELLS[mode],
+    kernel(key, fn, settings) {
+      const hit = kernels.get(key);
+      if (hit !== undefined) {
+        kernels.delete(key);
+        kernels.set(key, hit);
+        return hit;
+      }
+      const k = gpu.createKernel(fn, { ...KERNEL_DEFAULTS, ...settings });
+      kernels.set(key, k);
+      if (kernels.size > KERNEL_CACHE_SIZE) {
+        const [oldKey, old] = kernels.entries().next().value as [string, KernelRun];
+        kernels.delete(oldKey);
+        old.destroy();
+      }
+      return k;
+    },
+    async call(k, args, notes) {
+      const out = await k(...args);
+      const ran = kernelMode(k.kernel);
+      if (ran !== mode) notes.add(`gpu.js ran a kernel on '${ran}' instead of '${mode}'${k.fallbackReason ? `: ${k.fallbackReason}` : ''}`);
+      return out;
+    },
+    pipeline<P>(key: string, build: (g: GpuInstance) => P & { destroy(): void }): P {
+      const hit = pipelines.get(key);
+      if (hit !== undefined) return hit as P;
+      const p = build(gpu);
+      pipelines.set(key, p);
+      if (pipelines.size > 8) {
+        const [oldKey, old] = pipelines.entries().next().value as [string, { destroy(): void }];
+        pipelines.delete(oldKey);
+        old.destroy();
+      }
+      return p;
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      for (const p of pipelines.values()) p.destroy();
+      pipelines.clear();
+      kernels.clear();
+      // gpu.destroy() destroys every kernel and pipeline it created.
+      gpu.destroy();
+      if (host !== undefined) {
+        // gpu.js keeps one GPUDevice per process; destroy it with the last webgpu backend so
+        // Dawn lets the process exit, then take the navigator shim away.
+        if (webgpuUsers() === 1) await gpujs.WebGPUContext.destroy();
+        host.uninstall();
+      }
+    },
+  };
+}
+
+/**
+ * Starts the requested mode, or the first that works in the order webgpu (hardware adapters
+ * only) → headlessgl → webasm → cpu. Failures of the auto order are returned as notes.
+ */
+export async function createRuntime(mode: GpujsMode | undefined): Promise<{ rt: Runtime; skipped: BackendFailure[] }> {
+  if (mode !== undefined) return { rt: await startMode(mode, true), skipped: [] };
+  const skipped: BackendFailure[] = [];
+  for (const m of GPUJS_MODES) {
+    try {
+      return { rt: await startMode(m, false), skipped };
+    } catch (e) {
+      skipped.push({ backend: `gpujs/${m}`, reason: e instanceof BackendUnavailableError ? (e.failures[0]?.reason ?? e.message) : (e as Error).message });
+    }
+  }
+  throw new BackendUnavailableError('no gpu.js mode could start', skipped);
+}

@@ -1,0 +1,17 @@
+import { afterAll, describe, it } from 'vitest';
+import { describeConformance } from '@kernelkit/ops/testing';
+import { createGpujsBackend, probeGpujsModes } from '../src/index.js';
+import { startXvfb } from './xvfb.js';
+
+// headless-gl needs an X server: start our own Xvfb (CI does not wrap `npm test` in xvfb-run).
+// GL on Mesa llvmpipe is slow to compile shaders, so: reduced sizes, fewer property runs.
+const xvfb = await startXvfb();
+const probe = typeof xvfb === 'string' ? undefined : (await probeGpujsModes()).headlessgl;
+const skip = typeof xvfb === 'string' ? xvfb : probe?.available === true ? undefined : probe?.reason;
+if (typeof xvfb !== 'string') afterAll(() => xvfb.stop());
+
+if (skip !== undefined) {
+  describe('gpujs/headlessgl: conformance', () => it.skip(`skipped: ${skip}`, () => {}));
+} else {
+  await describeConformance('gpujs/headlessgl', () => createGpujsBackend({ mode: 'headlessgl' }), { scale: 'reduced', propertyRuns: 25, timeoutMs: 300_000 });
+}

@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/**
+ * Starts an Xvfb server for headless-gl and points DISPLAY at it (CI runs `npm test` without
+ * xvfb-run). `-displayfd` makes Xvfb pick a free display and print its number when ready.
+ * Returns the reason when Xvfb cannot start, so the caller can skip with it.
+ */
+export async function startXvfb(): Promise<{ stop: () => void } | string> {
+  if (process.env.DISPLAY !== undefined && process.env.DISPLAY !== '') return { stop: () => {} };
+  let child: ChildProcess;
+  try {
+    child = spawn('Xvfb', ['-displayfd', '1', '-screen', '0', '64x64x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch (e) {
+    return `Xvfb cannot be spawned: ${(e as Error).message}`;
+  }
+  const display = await new Promise<string | Error>((resolve) => {
+    let text = '';
+    const timer = setTimeout(() => resolve(new Error('Xvfb did not report a display within 10 s')), 10_000);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      resolve(e);
+    });
+    child.stdout?.on('data', (d: Buffer) => {
+      text += d.toString();
+      if (text.includes('\n')) {
+        clearTimeout(timer);
+        resolve(text.trim());
+      }
+    });
+  });
+  if (display instanceof Error) {
+    child.kill();
+    return `Xvfb is not available (${display.message}); install xvfb to test headlessgl`;
+  }
+  process.env.DISPLAY = `:${display}`;
+  child.unref();
+  return {
+    stop: () => {
+      child.kill();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { access, writeFile } from 'node:fs/promises';
+import { CS610_DISP_PATH, CS610_GRID_PATH, formatCs610Results, readCs610Problem, type BackendName, type Progress } from '@kernelkit/ops';
+import { createKernels } from '../kernels.js';
+import { ADAPTER_KINDS, BACKEND_NAMES, type AdapterKind } from '../names.js';
+import { UsageError, parseChoice, parseIntOption, parseNumberOption } from './usage-error.js';
+
+export interface GridSearchCliOptions {
+  readonly grid?: string;
+  readonly disp?: string;
+  readonly kk?: string;
+  readonly out?: string;
+  readonly backend?: string;
+  readonly variant?: string;
+  readonly adapter?: string;
+  readonly threads?: string;
+  readonly json?: boolean;
+}
+
+async function checkReadable(option: string, path: string): Promise<void> {
+  try {
+    await access(path);
+  } catch {
+    throw new UsageError(option, `cannot read ${path}`);
+  }
+}
+
+/** A one-line progress display on a TTY; nothing when stderr is piped (logs stay clean). */
+function progressWriter(): ((p: Progress) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (p) => {
+    const t = performance.now();
+    if (t - last < 100 && p.done < p.total) return;
+    last = t;
+    const pct = p.total > 0 ? ((100 * p.done) / p.total).toFixed(1) : '?';
+    process.stderr.write(`\rgrid search: ${pct}% (${p.done.toExponential(2)} / ${p.total.toExponential(2)} ${p.unit})  `);
+  };
+}
+
+export async function gridSearchCommand(o: GridSearchCliOptions): Promise<void> {
+  const grid = o.grid ?? CS610_GRID_PATH;
+  const disp = o.disp ?? CS610_DISP_PATH;
+  const out = o.out ?? 'results.txt';
+  const kk = o.kk === undefined ? 0.3 : parseNumberOption('--kk', o.kk, 0);
+  const backend = o.backend === undefined ? undefined : parseChoice<BackendName>('--backend', o.backend, BACKEND_NAMES);
+  const adapter = o.adapter === undefined ? undefined : parseChoice<AdapterKind>('--adapter', o.adapter, ADAPTER_KINDS);
+  const threads = o.threads === undefined ? undefined : parseIntOption('--threads', o.threads, 1, 1024);
+  if (o.variant !== undefined && o.variant.trim() === '') throw new UsageError('--variant', 'must not be empty');
+  await checkReadable('--grid', grid);
+  await checkReadable('--disp', disp);
+  const args = await readCs610Problem(grid, disp, kk);
+
+  const kernels = await createKernels({
+    ...(backend === undefined ? {} : { backend }),
+    ...(adapter === undefined ? {} : { adapter }),
+    ...(threads === undefined ? {} : { threads }),
+  });
+  try {
+    const variants = kernels.variants('gridSearch');
+    if (o.variant !== undefined && !variants.includes(o.variant)) {
+      throw new UsageError('--variant', `the ${kernels.selected} backend has no grid-search variant ${JSON.stringify(o.variant)} (it has: ${variants.join(', ')})`);
+    }
+    const onProgress = progressWriter();
+    const t0 = performance.now();
+    const r = await kernels.gridSearch(args, {
+      timing: true,
+      ...(o.variant === undefined ? {} : { variant: o.variant }),
+      ...(onProgress === undefined ? {} : { onProgress }),
+    });
+    const ms = performance.now() - t0;
+    if (onProgress) process.stderr.write('\n');
+    await writeFile(out, formatCs610Results(r.data));
+    const summary = { count: r.data.count, ms, kernelMs: r.timing?.kernelMs, backend: r.backend, variant: r.variant, out, skipped: kernels.skipped, notes: r.notes ?? [] };
+    if (o.json) process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+    else {
+      process.stdout.write(`${r.data.count} points in ${(ms / 1000).toFixed(3)} s on ${r.backend} (${r.variant}); results in ${out}\n`);
+      for (const s of kernels.skipped) process.stdout.write(`  skipped ${s.backend}: ${s.reason}\n`);
+    }
+  } finally {
+    await kernels.dispose();
+  }
+}

@@ -1,0 +1,55 @@
+import type { AdapterInfo } from '@kernelkit/ops';
+import type { DoctorReport } from './doctor.js';
+
+/** Limits worth a line in the doctor output: the ones kernels size their tiles and buffers by. */
+const KEY_LIMITS = [
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupsPerDimension',
+  'subgroupMinSize',
+  'subgroupMaxSize',
+];
+
+function formatAdapter(a: AdapterInfo): string[] {
+  const limits = KEY_LIMITS.filter((k) => a.limits[k] !== undefined).map((k) => `${k}=${a.limits[k]}`);
+  return [
+    `  adapter:  ${a.description || '(no description)'} — vendor ${a.vendor || '?'}, architecture ${a.architecture || '?'}, ${a.software ? 'SOFTWARE' : 'hardware'}`,
+    `  features: ${a.features.length ? a.features.join(', ') : '(none)'}`,
+    `  limits:   ${limits.join(', ') || '(none reported)'}`,
+  ];
+}
+
+export function formatDoctor(r: DoctorReport): string {
+  const lines: string[] = [];
+  const m = r.machine;
+  lines.push(`machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}`, '', 'backends:');
+  for (const b of r.backends) {
+    if (b.status === 'available') {
+      lines.push(`  ${b.backend.padEnd(8)} available   ${b.info.description} (started in ${b.startMs.toFixed(0)} ms)`);
+      if (b.info.threads !== undefined) lines.push(`           threads: ${b.info.threads}`);
+      if (b.info.mode !== undefined) lines.push(`           mode: ${b.info.mode}`);
+      lines.push(`           variants: ${Object.entries(b.variants).map(([op, v]) => `${op}[${v.join(',')}]`).join(' ')}`);
+    } else {
+      lines.push(`  ${b.backend.padEnd(8)} unavailable ${b.reason}`);
+    }
+  }
+  lines.push('', 'webgpu probe:');
+  if (r.webgpuProbe.status === 'ok') {
+    const p = r.webgpuProbe.value;
+    lines.push(`  available: ${p.available}${p.software === undefined ? '' : `, software: ${p.software}`}${p.reason ? ` — ${p.reason}` : ''}`);
+    if (p.adapter) lines.push(...formatAdapter(p.adapter));
+  } else lines.push(`  errored: ${r.webgpuProbe.message}`);
+  const pool = r.backends.find((b) => b.backend === 'piscina');
+  lines.push('', `piscina workers: ${pool?.status === 'available' ? String(pool.info.threads ?? '?') : 'n/a'}`);
+  lines.push(`gpu.js modes: ${r.gpujsModes.status === 'ok' ? JSON.stringify(r.gpujsModes.value) : `errored: ${r.gpujsModes.message}`}`);
+  lines.push(`gl (headless-gl): ${r.gl.status === 'ok' ? `loads${r.gl.value.version ? ` (v${r.gl.value.version})` : ''}, ${r.gl.value.context ? 'creates a context' : 'cannot create a context (no GL driver/display)'}` : `does not load: ${r.gl.message}`}`);
+  lines.push('');
+  if (r.autoSelection.status === 'ok') {
+    lines.push(`auto-selection picks: ${r.autoSelection.selected}`);
+    for (const s of r.autoSelection.skipped) lines.push(`  skipped ${s.backend}: ${s.reason}`);
+  } else lines.push(`auto-selection failed: ${r.autoSelection.message}`);
+  return lines.join('\n') + '\n';
+}

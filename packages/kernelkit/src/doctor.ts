@@ -1,0 +1,111 @@
+import os from 'node:os';
+import { createRequire } from 'node:module';
+import type { BackendFailure } from '@kernelkit/core';
+import { OP_NAMES, type Backend, type BackendInfo, type BackendName, type OpName } from '@kernelkit/ops';
+import { defaultLoaders, type BackendLoaders, type WebGpuProbe } from './loaders.js';
+import { BACKEND_NAMES } from './names.js';
+import { resolveBackend, type ResolveOptions } from './resolve.js';
+
+export type BackendStatus =
+  | { readonly backend: BackendName; readonly status: 'available'; readonly info: BackendInfo; readonly variants: Readonly<Record<OpName, readonly string[]>>; readonly startMs: number }
+  | { readonly backend: BackendName; readonly status: 'unavailable'; readonly reason: string };
+
+export type Probe<T> = { readonly status: 'ok'; readonly value: T } | { readonly status: 'errored'; readonly message: string };
+
+export interface DoctorReport {
+  readonly machine: { readonly cpu: string; readonly cores: number; readonly memoryGiB: number; readonly os: string; readonly node: string };
+  readonly backends: readonly BackendStatus[];
+  readonly webgpuProbe: Probe<WebGpuProbe>;
+  readonly gpujsModes: Probe<unknown>;
+  readonly gl: Probe<{ readonly version: string | undefined; readonly context: boolean }>;
+  readonly autoSelection:
+    | { readonly status: 'ok'; readonly selected: BackendName; readonly skipped: readonly BackendFailure[] }
+    | { readonly status: 'errored'; readonly message: string };
+}
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+async function probe<T>(f: () => Promise<T> | T): Promise<Probe<T>> {
+  try {
+    return { status: 'ok', value: await f() };
+  } catch (err) {
+    return { status: 'errored', message: message(err) };
+  }
+}
+
+async function backendStatus(name: BackendName, create: () => Promise<Backend>): Promise<BackendStatus> {
+  const t0 = performance.now();
+  let b: Backend | undefined;
+  try {
+    b = await create();
+    const startMs = performance.now() - t0;
+    const variants = Object.fromEntries(OP_NAMES.map((op) => [op, b!.variants(op)])) as Record<OpName, readonly string[]>;
+    return { backend: name, status: 'available', info: b.info, variants, startMs };
+  } catch (err) {
+    return { backend: name, status: 'unavailable', reason: message(err) };
+  } finally {
+    // A live WebGPU device or worker pool would keep the process alive.
+    await b?.dispose().catch(() => {});
+  }
+}
+
+/** `gl` (headless-gl) is a native addon gpu.js needs for its headlessgl mode; resolve it from gpu.js's location. */
+function loadGl(): { version: string | undefined; context: boolean } {
+  const req = createRequire(import.meta.url);
+  let from = import.meta.url;
+  try {
+    from = req.resolve('gpu.js');
+  } catch {
+    // gpu.js not resolvable from here: try gl from this package.
+  }
+  const r = createRequire(from);
+  const gl = r('gl') as (w: number, h: number) => unknown;
+  if (typeof gl !== 'function') throw new Error('gl did not export a context factory');
+  let version: string | undefined;
+  try {
+    version = (r('gl/package.json') as { version?: string }).version;
+  } catch {
+    version = undefined;
+  }
+  // Loading is not enough for gpu.js: a 1×1 context shows whether a GL driver is reachable.
+  const ctx = gl(1, 1);
+  return { version, context: ctx !== null && ctx !== undefined };
+}
+
+export async function runDoctor(options: ResolveOptions = {}, loaders: BackendLoaders = defaultLoaders): Promise<DoctorReport> {
+  const cpus = os.cpus();
+  const machine = {
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    cores: cpus.length,
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    os: `${os.type()} ${os.release()} (${os.platform()}/${os.arch()})`,
+    node: process.version,
+  };
+  const webgpuProbe = await probe(async () => {
+    if (!loaders.probeWebGpu) throw new Error('no WebGPU probe');
+    return loaders.probeWebGpu();
+  });
+  const gpujsModes = await probe(async () => {
+    const mod = (await import('@kernelkit/gpujs')) as Record<string, unknown>;
+    const f = mod['probeGpujsModes'];
+    if (typeof f !== 'function') throw new Error('@kernelkit/gpujs does not export probeGpujsModes() (package not built yet?)');
+    return (await (f as () => unknown)()) as unknown;
+  });
+  const gl = await probe(loadGl);
+  const threads = options.threads === undefined ? {} : { threads: options.threads };
+  const backends: BackendStatus[] = [];
+  // Sequential: two backends starting at once on a small machine would distort start times.
+  for (const name of BACKEND_NAMES) {
+    const load = name === 'webgpu' ? { adapter: options.adapter ?? 'any' } : threads;
+    backends.push(await backendStatus(name, () => loaders[name](load)));
+  }
+  let autoSelection: DoctorReport['autoSelection'];
+  try {
+    const r = await resolveBackend(options, { loaders });
+    await r.backend.dispose();
+    autoSelection = { status: 'ok', selected: r.selected, skipped: r.skipped };
+  } catch (err) {
+    autoSelection = { status: 'errored', message: message(err) };
+  }
+  return { machine, backends, webgpuProbe, gpujsModes, gl, autoSelection };
+}

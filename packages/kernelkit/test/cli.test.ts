@@ -1,0 +1,108 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// The built CLI, as users run it (build first: `npx tsc -p tsconfig.json`).
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const PKG = fileURLToPath(new URL('..', import.meta.url));
+const env = { ...process.env, KERNELKIT_BACKEND: '', KERNELKIT_ADAPTER: '' };
+
+function run(args: string[], extraEnv: Record<string, string> = {}, timeout = 120_000) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout, env: { ...env, ...extraEnv }, cwd: PKG });
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('argument errors exit with code 2 and name the option', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'kk-cli-'));
+  it.each([
+    [['grid-search', '--kk', 'abc'], '--kk'],
+    [['grid-search', '--kk', '-1'], '--kk'],
+    [['grid-search', '--backend', 'cuda'], '--backend'],
+    [['grid-search', '--threads', '0'], '--threads'],
+    [['grid-search', '--grid', join(tmp, 'missing.txt')], '--grid'],
+    [['grid-search', '--backend', 'cpu', '--variant', 'warp'], '--variant'],
+    [['grid-search', '--bogus'], '--bogus'],
+    [['doctor', '--adapter', 'gpu'], '--adapter'],
+    [['frobnicate'], 'frobnicate'],
+  ])('%j', (args, name) => {
+    const r = run(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(name);
+  });
+
+  it('an invalid KERNELKIT_BACKEND names the variable', () => {
+    const r = run(['grid-search'], { KERNELKIT_BACKEND: 'cuda' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('KERNELKIT_BACKEND');
+  });
+
+  it('a malformed grid file is reported with its name and line', () => {
+    const bad = join(tmp, 'grid.txt');
+    writeFileSync(bad, '1 2 x\n');
+    const r = run(['grid-search', '--grid', bad, '--backend', 'cpu']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${bad}:1`);
+  });
+});
+
+describe('commands', () => {
+  it('doctor --json parses, lists every backend and the process exits by itself', () => {
+    const r = run(['doctor', '--json'], {}, 90_000);
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { backends: { backend: string; status: string }[]; autoSelection: { status: string; selected?: string } };
+    expect(report.backends.map((b) => b.backend).sort()).toEqual(['cpu', 'gpujs', 'piscina', 'webgpu']);
+    expect(report.backends.find((b) => b.backend === 'cpu')?.status).toBe('available');
+    expect(report.autoSelection.status).toBe('ok');
+  });
+
+  it('grid-search writes the CS610 results file (reduced grid, cpu)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kk-grid-'));
+    const grid = join(dir, 'grid.txt');
+    // Three points per axis of the real CS610 grid, so the run is quick.
+    const real = readFileSync(fileURLToPath(import.meta.resolve('@kernelkit/ops')).replace(/dist[/\\]index\.js$/, 'data/cs610-grid-search/grid.txt'), 'utf8');
+    const nums = real.trim().split(/\s+/).map(Number);
+    const rows: string[] = [];
+    for (let j = 0; j < 10; j++) {
+      const [lo, , st] = [nums[3 * j]!, nums[3 * j + 1]!, nums[3 * j + 2]!];
+      rows.push(`${lo} ${lo + 3.5 * st} ${st}`);
+    }
+    writeFileSync(grid, rows.join('\n') + '\n');
+    const out = join(dir, 'results.txt');
+    const r = run(['grid-search', '--grid', grid, '--out', out, '--backend', 'cpu', '--variant', 'naive', '--json']);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout) as { count: number; backend: string; variant: string };
+    expect(summary.backend).toBe('cpu');
+    expect(summary.variant).toBe('naive');
+    const lines = readFileSync(out, 'utf8').split('\n').filter((l) => l !== '');
+    expect(lines.length).toBe(summary.count);
+    for (const l of lines) expect(l.split('\t')).toHaveLength(10);
+  });
+});
+
+describe('importing kernelkit is cheap', () => {
+  it('loads no Dawn, no gpu.js, no Piscina and starts no worker threads', () => {
+    // A loader hook logs every module URL the import resolves; the heavy backends must not appear.
+    const hook = `export async function resolve(s, c, next) { const r = await next(s, c); console.error('RESOLVED ' + r.url); return r; }`;
+    const script = `
+      import { register } from 'node:module';
+      register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));
+      const k = await import('kernelkit');
+      const handles = process.getActiveResourcesInfo();
+      console.log(JSON.stringify({ hasCreate: typeof k.createKernels, handles, gpu: 'GPUBufferUsage' in globalThis }));
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: PKG, timeout: 30_000, env });
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { hasCreate: string; handles: string[]; gpu: boolean };
+    expect(out.hasCreate).toBe('function');
+    const resolved = r.stderr.split('\n').filter((l) => l.startsWith('RESOLVED '));
+    expect(resolved.some((l) => l.includes('/kernelkit/'))).toBe(true); // the hook did run
+    expect(resolved.filter((l) => /webgpu|gpu\.js|piscina|\/gl\//.test(l))).toEqual([]);
+    expect(out.gpu).toBe(false);
+    // A worker pool or a GPU device would show up as an active handle and keep the process alive.
+    expect(out.handles.filter((h) => /Worker|MessagePort|Timeout|Immediate/.test(h))).toEqual([]);
+  });
+});

@@ -1,0 +1,214 @@
+/**
+ * The WebGPU ladder: every op × variant on the seeds' sizes, each result checked, kernel time
+ * from GPU timestamps and end-to-end time, throughput in the seeds' units and speed-up over the
+ * previous rung. `node dist/bench/ladder.js --out DIR [--quick] [--check]`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  CONV2D_WORKLOADS,
+  CONV_LAYER_WORKLOADS,
+  CS610_DISP_PATH,
+  CS610_GRID_PATH,
+  makeConv2dArgs,
+  makeConvLayerArgs,
+  makeScanArgs,
+  makeStencil3dArgs,
+  readCs610Problem,
+  reduceGrid,
+  scanReference,
+  validateScan,
+  STENCIL_DEFAULTS,
+  type Backend,
+  type OpName,
+  type Result,
+} from '@kernelkit/ops';
+import { createWebGpuBackend } from '../index.js';
+import { checkConv2dSampled, checkConvLayerSampled, checkStencilSampled } from './checks.js';
+import { runHardwareChecks } from './hw-check.js';
+import { scanTolerance } from './testing-kit.js';
+
+interface Row {
+  op: OpName;
+  workload: string;
+  variant: string;
+  kernelMs: number | null;
+  totalMs: number;
+  throughput: number | null;
+  unit: string;
+  speedupVsPrev: number | null;
+  check: string;
+  notes?: readonly string[];
+}
+
+const argv = process.argv.slice(2);
+const outDir = argv[argv.indexOf('--out') + 1];
+if (!argv.includes('--out') || outDir === undefined) {
+  console.error('usage: ladder.js --out DIR [--quick] [--check]');
+  process.exit(2);
+}
+const quick = argv.includes('--quick');
+const reps = quick ? 1 : 3;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function measure<D>(call: () => Promise<Result<D>>, repeats = reps): Promise<{ res: Result<D>; kernelMs: number | null; totalMs: number }> {
+  let res = await call(); // warm-up: pipeline compile, pool fill
+  const k: number[] = [];
+  const t: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    res = await call();
+    if (res.timing?.kernelMs !== undefined) k.push(res.timing.kernelMs);
+    t.push(res.timing?.totalMs ?? Number.NaN);
+  }
+  return { res, kernelMs: k.length ? median(k) : null, totalMs: median(t) };
+}
+
+const rows: Row[] = [];
+function push(op: OpName, workload: string, variant: string, m: { kernelMs: number | null; totalMs: number }, work: number, unit: string, check: string | undefined, notes?: readonly string[]): void {
+  const prev = rows.at(-1);
+  const time = m.kernelMs ?? m.totalMs;
+  const row: Row = {
+    op,
+    workload,
+    variant,
+    kernelMs: m.kernelMs,
+    totalMs: m.totalMs,
+    throughput: work / (time / 1000),
+    unit,
+    speedupVsPrev: prev && prev.op === op && prev.workload === workload ? (prev.kernelMs ?? prev.totalMs) / time : null,
+    check: check ?? 'ok',
+  };
+  if (notes) row.notes = notes;
+  rows.push(row);
+  console.log(`${op.padEnd(10)} ${workload.padEnd(26)} ${variant.padEnd(17)} kernel ${m.kernelMs?.toFixed(3) ?? '—'} ms  total ${m.totalMs.toFixed(1)} ms  ${(row.throughput! / 1).toExponential(3)} ${unit}  ${row.check}`);
+}
+
+async function conv2d(b: Backend) {
+  const ws = quick ? CONV2D_WORKLOADS.small : CONV2D_WORKLOADS.seed;
+  for (const w of ws) {
+    const args = makeConv2dArgs(w);
+    for (const v of ['naive', 'coalesced', 'tiled', 'coarsened', 'auto']) {
+      const m = await measure(() => b.conv2d(args, { variant: v, timing: true }));
+      push('conv2d', w.label, v, m, (w.batch * w.height * w.width) / 1e6, 'MPix/s', checkConv2dSampled(args, m.res.data), m.res.notes);
+    }
+  }
+}
+
+async function stencil(b: Backend) {
+  const ws = quick
+    ? [{ label: 'N=128, 4 steps', n: 128, steps: 4 }]
+    : [
+        { label: 'N=256, 10 steps', n: 256, steps: 10 },
+        { label: 'N=512, 10 steps', n: 512, steps: 10 },
+      ];
+  for (const w of ws) {
+    const args = makeStencil3dArgs({ n: w.n, steps: w.steps, boundary: 'copy' });
+    for (const v of ['naive', 'tiled', 'streamed']) {
+      const m = await measure(() => b.stencil3d(args, { variant: v, timing: true }));
+      const { c0, c1 } = STENCIL_DEFAULTS.copy;
+      push('stencil3d', w.label, v, m, (w.n ** 3 * w.steps) / 1e9, 'GPts/s', checkStencilSampled(args, c0, c1, m.res.data as Float32Array));
+    }
+  }
+}
+
+function checkScan(input: Float32Array | Uint32Array, out: Float32Array | Uint32Array): string | undefined {
+  const p = validateScan({ input });
+  const n = input.length;
+  if (p.dtype === 'u32') {
+    const want = scanReference(p);
+    for (let i = 0; i < n; i++) if (want[i] !== out[i]) return `[${i}] got ${out[i]}, expected ${want[i]}`;
+    return undefined;
+  }
+  const tol = scanTolerance(n, 'f32');
+  // f64 prefix and |x| prefix in one pass; every 997th element is compared.
+  let s = 0, mag = 0;
+  for (let i = 0; i < n; i++) {
+    s += input[i]!;
+    mag += Math.abs(input[i]!);
+    if (i % 997 === 0 || i === n - 1) {
+      if (!(Math.abs(out[i]! - s) <= tol.factor * tol.u * mag + tol.tiny)) return `[${i}] got ${out[i]}, expected ${s}`;
+    }
+  }
+  return undefined;
+}
+
+async function scan(b: Backend) {
+  const ws = quick
+    ? [{ label: '4M f32', n: 4_000_000, dtype: 'f32' as const }, { label: '4M u32', n: 4_000_000, dtype: 'u32' as const }]
+    : [
+        { label: '40M f32', n: 40_000_000, dtype: 'f32' as const },
+        { label: '400M f32', n: 400_000_000, dtype: 'f32' as const },
+        { label: '40M u32', n: 40_000_000, dtype: 'u32' as const },
+      ];
+  for (const w of ws) {
+    const args = makeScanArgs(w);
+    const out = new (args.input.constructor as Float32ArrayConstructor)(w.n);
+    for (const v of ['blelloch', 'reduce-then-scan', 'decoupled']) {
+      const m = await measure(() => b.scan(args, { variant: v, timing: true, out }), w.n > 1e8 ? 1 : reps);
+      push('scan', w.label, v, m, (2 * args.input.byteLength) / 1e9, 'GB/s', checkScan(args.input as Float32Array, out));
+    }
+  }
+}
+
+async function grid(b: Backend) {
+  const full = await readCs610Problem(CS610_GRID_PATH, CS610_DISP_PATH);
+  const cases = quick ? [{ label: 'CS610 6^10', steps: 6, want: undefined as number | undefined }] : [{ label: 'CS610 full 13^10', steps: 13, want: 11608 }];
+  for (const c of cases) {
+    const args = reduceGrid(full, c.steps);
+    for (const v of ['naive', 'optimized']) {
+      const m = await measure(() => b.gridSearch(args, { variant: v, timing: true }), 1);
+      const check = c.want !== undefined && m.res.data.count !== c.want ? `count ${m.res.data.count}, expected ${c.want}` : undefined;
+      push('gridSearch', c.label, v, m, c.steps ** 10 / 1e9, 'Gpts/s', check, m.res.notes);
+    }
+  }
+}
+
+async function convLayer(b: Backend) {
+  const ws = quick ? CONV_LAYER_WORKLOADS.small : CONV_LAYER_WORKLOADS.seed;
+  for (const w of ws) {
+    const args = makeConvLayerArgs(w);
+    const flops = 2 * w.batch * w.maps * (w.height - w.k + 1) * (w.width - w.k + 1) * w.channels * w.k * w.k;
+    for (const v of ['direct', 'tiled', 'gemm']) {
+      const m = await measure(() => b.convLayer(args, { variant: v, timing: true }));
+      push('convLayer', w.label, v, m, flops / 1e9, 'GFLOP/s', checkConvLayerSampled(args, m.res.data), m.res.notes);
+    }
+  }
+}
+
+const t0 = performance.now();
+const backend = await createWebGpuBackend({ adapter: 'any' });
+console.log(backend.info.description);
+mkdirSync(outDir, { recursive: true });
+const hw = argv.includes('--check') ? await runHardwareChecks(backend) : undefined;
+if (hw) console.log(`hardware checks: ${hw.passed}/${hw.total} passed`, hw.failures.slice(0, 10));
+const failures: string[] = [];
+for (const [name, fn] of [['conv2d', conv2d], ['stencil3d', stencil], ['scan', scan], ['gridSearch', grid], ['convLayer', convLayer]] as const) {
+  try {
+    await fn(backend);
+  } catch (e) {
+    failures.push(`${name}: ${(e as Error).stack ?? String(e)}`);
+    console.error(`${name} failed:`, e);
+  }
+  writeFileSync(join(outDir, 'webgpu-ladder.json'), JSON.stringify({ adapter: backend.info.adapter, description: backend.info.description, quick, rows, hardwareChecks: hw, failures }, null, 2));
+}
+const info = backend.info;
+await backend.dispose();
+const fmt = (v: number | null, d = 3) => (v === null ? '—' : v.toFixed(d));
+const md = [
+  `# WebGPU ladder${quick ? ' (quick)' : ''}`,
+  '',
+  `Adapter: ${info.description}`,
+  `vendor ${info.adapter?.vendor}, architecture ${info.adapter?.architecture}; features: ${info.adapter?.features.join(', ')}`,
+  hw ? `Hardware conformance subset: ${hw.passed}/${hw.total} passed${hw.failures.length ? ` — failures: ${hw.failures.join('; ')}` : ''}` : '',
+  '',
+  'Kernel ms = GPU timestamps around the compute pass (median); total ms = end to end incl. upload and readback. Throughput from kernel time.',
+  '',
+  '| op | workload | variant | kernel ms | total ms | throughput | speed-up vs previous rung | check |',
+  '|---|---|---|---:|---:|---:|---:|---|',
+  ...rows.map((r) => `| ${r.op} | ${r.workload} | ${r.variant} | ${fmt(r.kernelMs)} | ${fmt(r.totalMs, 1)} | ${r.throughput === null ? '—' : r.throughput.toPrecision(4)} ${r.unit} | ${r.speedupVsPrev === null ? '—' : `${r.speedupVsPrev.toFixed(2)}×`} | ${r.check} |`),
+  '',
+  failures.length ? `Failures:\n\n${failures.map((f) => '    ' + f.split('\n')[0]).join('\n')}` : '',
+  `Wall time: ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+].join('\n');
+writeFileSync(join(outDir, 'webgpu-ladder.md'), md + '\n');
+console.log(md);

@@ -1,0 +1,14 @@
+import { LimitExceededError } from '@kernelkit/core';
+import type { GpuDevice } from '../runtime/device.js';
+
+/** Items per chunk so that `bytesPerItem · items` fits one storage binding (and a dispatch dimension). */
+export function itemsPerChunk(gpu: GpuDevice, bytesPerItem: number, what: string, maxItems = 65535): number {
+  const n = Math.floor(gpu.limits.storageBinding / bytesPerItem);
+  if (n < 1) throw new LimitExceededError(what, `one item needs ${bytesPerItem} bytes, more than this device's storage binding limit (${gpu.limits.storageBinding} bytes)`);
+  return Math.min(n, maxItems);
+}
+
+/** Sums kernel times; undefined as soon as one part was not measured. */
+export function addMs(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined || b === undefined ? undefined : a + b;
+}

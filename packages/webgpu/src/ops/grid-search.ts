@@ -1,0 +1,151 @@
+import { AbortError, LimitExceededError } from '@kernelkit/core';
+import { gridPointPasses, PointSink, type GridPoints, type GridSearchProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
+import type { Dispatch, GpuDevice } from '../runtime/device.js';
+import { packParams, vec4Array } from '../runtime/params.js';
+import { grid1d } from '../runtime/usage.js';
+import { addMs } from './common.js';
+import { gridNaive, gridOptimized, type GridShape } from './grid-search.wgsl.js';
+
+const U32F = 2 ** -24;
+
+/** The next f32 above `v` (v >= 0): rounding a threshold up keeps the screen conservative. */
+function f32Up(v: number): number {
+  const f = Math.fround(v);
+  if (f > v || !Number.isFinite(f)) return f;
+  const b = new Float32Array([f]);
+  const i = new Uint32Array(b.buffer);
+  i[0]! += 1;
+  return b[0]!;
+}
+
+/**
+ * Screening thresholds. The GPU evaluates r̂ = fl32(Σ_j ĉ_ij·x̂_j − d̂_i) with inputs rounded
+ * to f32 (relative error u = 2⁻²⁴ each), D products and D−1 additions in any order (FMA or
+ * not) and one subtraction: the standard bound gives
+ *   |r̂ − r| ≤ γ_{D+3}·(S_i + |d_i|),  S_i = Σ_j |c_ij|·max_r |x_j|,  γ_n = n·u/(1 − n·u),
+ * where r is the exact residual; the seed's f64 evaluation differs from r by γ⁽⁶⁴⁾_{D+1}·(…),
+ * 2²⁹ times smaller. δ_i = 2·(D+4)·u·(S_i + |d_i|) covers both with room (the factor 2 absorbs
+ * the 1/(1 − n·u) and the f64 term), plus an absolute D·2⁻¹²⁰ for flushed subnormals. So
+ * |r̂| ≤ e_i + δ_i whenever |r| ≤ e_i: every point that passes in f64 passes the f32 screen
+ * against thr_i = f32-round-up(e_i + δ_i). The screen only nominates; every nominee is re-tested
+ * with `gridPointPasses` (the f64 test), so the output equals the f64 brute force exactly.
+ */
+export function screenThresholds(p: GridSearchProblem): Float32Array {
+  const maxAbs = p.axes.map((a) => a.reduce((m, v) => Math.max(m, Math.abs(v)), 0));
+  const thr = new Float32Array(p.m);
+  for (let i = 0; i < p.m; i++) {
+    let s = Math.abs(p.targets[i]!);
+    for (let j = 0; j < p.d; j++) s += Math.abs(p.coefficients[i * p.d + j]!) * maxAbs[j]!;
+    const delta = 2 * (p.d + 4) * U32F * s + p.d * 2 ** -120;
+    // Past f32 range the screen cannot judge: an infinite threshold nominates every point.
+    thr[i] = s > 1e37 ? Number.POSITIVE_INFINITY : f32Up(p.tolerances[i]! + delta);
+  }
+  return thr;
+}
+
+function shapeOf(p: GridSearchProblem, minInnerAxes: number): GridShape {
+  // The prefix covers leading axes until at most 2^24 points remain per prefix (u32-safe decoding).
+  let outer = 0;
+  let inner = p.total;
+  while (outer < p.d - minInnerAxes && inner > 2 ** 24) inner /= p.counts[outer++]!;
+  return { d: p.d, m: p.m, counts: p.counts, outer, inner: Math.round(inner) };
+}
+
+type Kind = 'naive' | 'optimized';
+
+async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<GridPoints>, kind: Kind): Promise<OpOutput<GridPoints>> {
+  const sink = new PointSink(p.d, p.maxPoints);
+  if (p.total === 0) return { data: sink.finish() };
+  const shape = shapeOf(p, 1);
+  const program = kind === 'naive' ? gridNaive(shape) : gridOptimized(shape);
+  const perThread = kind === 'naive' ? 1 : p.counts[p.d - 1]!;
+  const threadsPerPrefix = shape.inner / perThread;
+  const prefixes = Math.round(p.total / shape.inner);
+  // A dispatch runs at most 2^30 threads; a submit groups dispatches into ~16 progress steps.
+  const prefixesPerDispatch = Math.max(1, Math.floor(2 ** 30 / threadsPerPrefix));
+  const prefixesPerSubmit = Math.max(prefixesPerDispatch, Math.ceil(prefixes / 16));
+  const thr = screenThresholds(p);
+  const axes = new Float32Array(p.counts.reduce((a, b) => a + b, 0));
+  let o = 0;
+  for (const a of p.axes) for (const v of a) axes[o++] = v;
+  const coef = Float32Array.from(p.coefficients);
+  const tgt = Float32Array.from(p.targets);
+  let rechecked = 0;
+  let kernelMs: number | undefined = 0;
+  const x = new Float64Array(p.d);
+  const decode = (pre: number, inner: number) => {
+    for (let j = shape.outer - 1; j >= 0; j--) {
+      x[j] = p.axes[j]![pre % p.counts[j]!]!;
+      pre = Math.floor(pre / p.counts[j]!);
+    }
+    for (let j = p.d - 1; j >= shape.outer; j--) {
+      x[j] = p.axes[j]![inner % p.counts[j]!]!;
+      inner = Math.floor(inner / p.counts[j]!);
+    }
+  };
+  await gpu.exclusive(async () => {
+    const pipeline = gpu.pipeline(program);
+    const axesBuf = gpu.upload(axes);
+    const consts =
+      kind === 'naive'
+        ? [gpu.upload(coef), gpu.upload(tgt), gpu.upload(thr)]
+        : [gpu.uniform(new Float32Array([...vec4Array(coef), ...vec4Array(tgt), ...vec4Array(thr)]))];
+    let cap = 1 << 16;
+    try {
+      for (let s0 = 0; s0 < prefixes; s0 += prefixesPerSubmit) {
+        const s1 = Math.min(prefixes, s0 + prefixesPerSubmit);
+        for (;;) {
+          const cand = gpu.device.createBuffer({ size: (1 + 2 * cap) * 4, usage: 0x80 | 0x04 }); // STORAGE | COPY_SRC, zeroed
+          const temps: GPUBuffer[] = [];
+          const dispatches: Dispatch[] = [];
+          for (let a = s0; a < s1; a += prefixesPerDispatch) {
+            const n = Math.min(prefixesPerDispatch, s1 - a);
+            const threads = n * threadsPerPrefix;
+            const params = gpu.uniform(packParams([['u32', a], ['u32', threads], ['u32', cap], ['u32', 0]]));
+            temps.push(params);
+            const bindings = kind === 'naive' ? [axesBuf, ...consts, cand, params] : [axesBuf, consts[0]!, cand, params];
+            dispatches.push({ pipeline, bindGroup: gpu.bind(pipeline, bindings), workgroups: grid1d(Math.ceil(threads / 256)) });
+          }
+          const head = await gpu.execute(dispatches, [{ buffer: cand, offset: 0, size: 4 }], ctx.timing);
+          const count = new Uint32Array(head.data[0]!)[0]!;
+          if (count > cap) {
+            // Too many nominees for the buffer: grow it to the exact count and run the slice again.
+            cand.destroy();
+            gpu.release(...temps);
+            if (count > 2 ** 26) throw new LimitExceededError('maxPoints', `the f32 screen nominated ${count} points in one slice; the result would be too large`);
+            cap = count;
+            continue;
+          }
+          kernelMs = addMs(kernelMs, head.kernelMs);
+          const body = count === 0 ? [] : (await gpu.execute([], [{ buffer: cand, offset: 4, size: count * 8 }])).data;
+          cand.destroy();
+          gpu.release(...temps);
+          const recs = body.length === 0 ? new Uint32Array(0) : new Uint32Array(body[0]!);
+          const order = Array.from({ length: count }, (_, i) => i).sort((i, j) => recs[2 * i]! - recs[2 * j]! || recs[2 * i + 1]! - recs[2 * j + 1]!);
+          for (const i of order) {
+            decode(recs[2 * i]!, recs[2 * i + 1]!);
+            rechecked++;
+            if (gridPointPasses(p, x) && !sink.push(x)) throw new LimitExceededError('maxPoints', `more than ${p.maxPoints} points pass; raise maxPoints or tighten the constraints`);
+          }
+          break;
+        }
+        ctx.onProgress?.({ done: s1, total: prefixes, unit: 'prefixes' });
+        if (ctx.signal?.aborted) throw new AbortError(ctx.signal.reason);
+      }
+    } finally {
+      gpu.release(axesBuf, ...consts);
+    }
+  });
+  const data = sink.finish();
+  return { data, kernelMs, notes: [`f32 screen nominated ${rechecked} points; re-checked in f64, ${data.count} pass`] };
+}
+
+export function gridSearchOp(gpu: GpuDevice): OpImplementation<'gridSearch'> {
+  return {
+    defaultVariant: 'optimized',
+    variants: {
+      naive: (p, ctx) => runGrid(gpu, p, ctx, 'naive'),
+      optimized: (p, ctx) => runGrid(gpu, p, ctx, 'optimized'),
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import type { Program } from '../runtime/program.js';
+
+/** What both grid programs bake in: dimension counts, where each axis starts in `axes`, the prefix split. */
+export interface GridShape {
+  readonly d: number;
+  readonly m: number;
+  readonly counts: readonly number[];
+  /** Dimensions decoded from the prefix index (x1 … x_outer). */
+  readonly outer: number;
+  /** Points per prefix (product of the remaining counts). */
+  readonly inner: number;
+}
+
+const arr = (xs: readonly number[]) => `array<u32, ${Math.max(1, xs.length)}>(${(xs.length ? xs : [0]).map((v) => `${v}u`).join(', ')})`;
+const offsets = (counts: readonly number[]) => counts.map((_, j) => counts.slice(0, j).reduce((a, b) => a + b, 0));
+const key = (s: GridShape) => `d${s.d}-m${s.m}-o${s.outer}-c${s.counts.join('.')}`;
+
+// Bindings are numbered densely (the host binds by position): `at` is where cand and p start.
+const COMMON = (s: GridShape, at: number) => `
+struct P { prefixStart: u32, threads: u32, cap: u32, pad: u32 }
+@group(0) @binding(0) var<storage, read> axes: array<f32>;
+@group(0) @binding(${at}) var<storage, read_write> cand: array<atomic<u32>>;
+@group(0) @binding(${at + 1}) var<uniform> p: P;
+const D: u32 = ${s.d}u; const M: u32 = ${s.m}u; const OUTER: u32 = ${s.outer}u;
+const CNT = ${arr(s.counts)};
+const OFF = ${arr(offsets(s.counts))};
+// Candidates are (prefix index, index within the prefix); the CPU sorts them into lexicographic order.
+fn emit(pre: u32, inner: u32) {
+  let k = atomicAdd(&cand[0], 1u);
+  if (k < p.cap) { atomicStore(&cand[1u + 2u * k], pre); atomicStore(&cand[2u + 2u * k], inner); }
+}`;
+
+/**
+ * Naive: one thread per point, its linear index decoded into every coordinate, every
+ * constraint evaluated in full from storage buffers.
+ */
+export function gridNaive(s: GridShape): Program {
+  const wgsl = `${COMMON(s, 4)}
+@group(0) @binding(1) var<storage, read> coef: array<f32>;
+@group(0) @binding(2) var<storage, read> tgt: array<f32>;
+@group(0) @binding(3) var<storage, read> thr: array<f32>;
+@compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
+  let t = (wid.x + wid.y * nwg.x) * 256u + li;
+  if (t >= p.threads) { return; }
+  let pre = p.prefixStart + t / ${s.inner}u;
+  let inner = t % ${s.inner}u;
+  var x: array<f32, ${s.d}>;
+  var q = pre;
+  for (var j = i32(OUTER) - 1; j >= 0; j--) { x[j] = axes[OFF[j] + q % CNT[j]]; q = q / CNT[j]; }
+  q = inner;
+  for (var j = i32(D) - 1; j >= i32(OUTER); j--) { x[j] = axes[OFF[j] + q % CNT[j]]; q = q / CNT[j]; }
+  var ok = true;
+  for (var i = 0u; i < M; i++) {
+    var acc = 0.0;
+    for (var j = 0u; j < D; j++) { acc += coef[i * D + j] * x[j]; }
+    ok = ok && !(abs(acc - tgt[i]) > thr[i]);
+  }
+  if (ok) { emit(pre, inner); }
+}`;
+  return { name: 'grid-naive', cacheKey: `grid-naive-${key(s)}`, workgroupSize: [256, 1, 1], wgsl };
+}
+
+/**
+ * Optimized: coefficients, targets and thresholds in a uniform; a thread fixes x1 … x_{D−1},
+ * forms the M partial sums once, then loops the innermost axis adding one product per
+ * constraint and leaving at the first failed constraint.
+ */
+export function gridOptimized(s: GridShape): Program {
+  const m4 = Math.max(1, Math.ceil((s.m * s.d) / 4));
+  const mm = Math.max(1, s.m);
+  const last = s.counts[s.d - 1]!;
+  const wgsl = `${COMMON(s, 2)}
+struct U { coef: array<vec4<f32>, ${m4}>, tgt: array<vec4<f32>, ${Math.ceil(mm / 4)}>, thr: array<vec4<f32>, ${Math.ceil(mm / 4)}> }
+@group(0) @binding(1) var<uniform> u: U;
+fn cf(i: u32) -> f32 { return u.coef[i / 4u][i % 4u]; }
+@compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
+  let t = (wid.x + wid.y * nwg.x) * 256u + li;
+  if (t >= p.threads) { return; }
+  const PER: u32 = ${s.inner / last}u;
+  let pre = p.prefixStart + t / PER;
+  let innerT = t % PER;
+  var x: array<f32, ${s.d}>;
+  var q = pre;
+  for (var j = i32(OUTER) - 1; j >= 0; j--) { x[j] = axes[OFF[j] + q % CNT[j]]; q = q / CNT[j]; }
+  q = innerT;
+  for (var j = i32(D) - 2; j >= i32(OUTER); j--) { x[j] = axes[OFF[j] + q % CNT[j]]; q = q / CNT[j]; }
+  var part: array<f32, ${mm}>;
+  var cl: array<f32, ${mm}>;
+  for (var i = 0u; i < M; i++) {
+    var acc = 0.0;
+    for (var j = 0u; j + 1u < D; j++) { acc += cf(i * D + j) * x[j]; }
+    part[i] = acc;
+    cl[i] = cf(i * D + D - 1u);
+  }
+  for (var r = 0u; r < ${last}u; r++) {
+    let xl = axes[OFF[D - 1u] + r];
+    var ok = true;
+    for (var i = 0u; i < M; i++) {
+      if (abs(part[i] + cl[i] * xl - u.tgt[i / 4u][i % 4u]) > u.thr[i / 4u][i % 4u]) { ok = false; break; }
+    }
+    if (ok) { emit(pre, innerT * ${last}u + r); }
+  }
+}`;
+  return { name: 'grid-optimized', cacheKey: `grid-optimized-${key(s)}`, workgroupSize: [256, 1, 1], wgsl };
+}

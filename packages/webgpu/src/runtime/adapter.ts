@@ -1,0 +1,103 @@
+// Dawn's GLES backend needs a display-less EGL platform on headless machines; it must be set
+// before the first create(['backend=opengles']). `??=` keeps a caller's explicit choice.
+process.env.EGL_PLATFORM ??= 'surfaceless';
+
+import { create } from 'webgpu';
+import type { AdapterInfo } from '@kernelkit/ops';
+
+export type AdapterKind = 'hardware' | 'software' | 'any';
+
+export interface OpenedAdapter {
+  /** The create() object: it must be dropped (not kept in a module variable) for the process to exit. */
+  readonly gpu: GPU;
+  readonly adapter: GPUAdapter;
+  readonly info: AdapterInfo;
+  /** Dawn backend the adapter came from. */
+  readonly backend: 'default' | 'opengles';
+}
+
+const SOFTWARE_RE = /llvmpipe|lavapipe|swiftshader|softpipe|software|\bcpu\b/i;
+
+/** Limits worth reporting (and requesting raised); the rest of GPUSupportedLimits is noise here. */
+export const INTERESTING_LIMITS = [
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupSizeY',
+  'maxComputeWorkgroupSizeZ',
+  'maxComputeWorkgroupsPerDimension',
+  'maxStorageBuffersPerShaderStage',
+  'maxUniformBufferBindingSize',
+] as const;
+
+export function describeAdapter(adapter: GPUAdapter): AdapterInfo {
+  const i = adapter.info;
+  const text = `${i.vendor} ${i.architecture} ${i.device} ${i.description}`;
+  // Dawn reports llvmpipe/SwiftShader as vendor "mesa"/"google" with the name in description.
+  const fallback = (i as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
+  const limits: Record<string, number> = {};
+  for (const k of INTERESTING_LIMITS) limits[k] = Number(adapter.limits[k]);
+  return {
+    vendor: i.vendor,
+    architecture: i.architecture,
+    description: i.description || i.device,
+    software: fallback || SOFTWARE_RE.test(text),
+    features: [...adapter.features].sort(),
+    limits,
+  };
+}
+
+async function tryOpen(backend: 'default' | 'opengles'): Promise<OpenedAdapter | string> {
+  try {
+    const gpu = create(backend === 'default' ? [] : ['backend=opengles']);
+    const adapter = await gpu.requestAdapter(backend === 'default' ? { powerPreference: 'high-performance' } : { featureLevel: 'compatibility' });
+    if (adapter === null) return backend === 'default' ? 'no hardware adapter (create([]) found none)' : 'no OpenGL ES adapter (is EGL/Mesa llvmpipe installed?)';
+    return { gpu, adapter, info: describeAdapter(adapter), backend };
+  } catch (e) {
+    return `${backend} adapter request failed: ${(e as Error).message}`;
+  }
+}
+
+/**
+ * Opens an adapter of the requested kind. 'any' prefers hardware; a software adapter found
+ * through the default backend still counts as software. Returns the reasons when none fits.
+ */
+export async function openAdapter(kind: AdapterKind): Promise<OpenedAdapter | { reasons: string[] }> {
+  const reasons: string[] = [];
+  if (kind !== 'software') {
+    const hw = await tryOpen('default');
+    if (typeof hw !== 'string' && !hw.info.software) return hw;
+    reasons.push(typeof hw === 'string' ? hw : `default backend offered only a software adapter (${hw.info.description})`);
+    if (typeof hw !== 'string' && kind === 'any') return hw;
+    if (kind === 'hardware') return { reasons };
+  }
+  const sw = await tryOpen('opengles');
+  if (typeof sw !== 'string') {
+    if (kind === 'software' && !sw.info.software) reasons.push(`the OpenGL ES adapter is hardware (${sw.info.description}), not software`);
+    else return sw;
+  } else reasons.push(sw);
+  return { reasons };
+}
+
+export interface WebGpuProbe {
+  readonly available: boolean;
+  readonly software?: boolean;
+  readonly adapter?: AdapterInfo;
+  readonly reason?: string;
+}
+
+let probeOnce: Promise<WebGpuProbe> | undefined;
+
+/**
+ * Is there any WebGPU adapter? Cached for the process. Only an adapter is requested (no
+ * device), and the create() object goes out of scope, so nothing keeps the process alive.
+ */
+export function probeWebGpu(): Promise<WebGpuProbe> {
+  probeOnce ??= openAdapter('any').then(
+    (r): WebGpuProbe => ('reasons' in r ? { available: false, reason: r.reasons.join('; ') } : { available: true, software: r.info.software, adapter: r.info }),
+    (e: unknown): WebGpuProbe => ({ available: false, reason: (e as Error).message }),
+  );
+  return probeOnce;
+}
