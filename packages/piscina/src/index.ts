@@ -1,1 +1,3 @@
-export {};
+export { createPiscinaBackend } from './backend.js';
+export { DEFAULT_INLINE_BELOW } from './options.js';
+export type { PiscinaBackendOptions } from './options.js';

@@ -1,0 +1,313 @@
+import { setMaxListeners } from 'node:events';
+import { AbortError, DisposedError, KernelkitError, now, WorkerError, type TypedArray } from '@kernelkit/core';
+import type { OpName } from '@kernelkit/ops';
+import type { Pool } from './pool.js';
+import { STOPPED_MESSAGE, type Dtype, type Ref, type Task } from './protocol.js';
+
+type Ctor<T extends TypedArray> = new (buffer: SharedArrayBuffer | number, byteOffset?: number, length?: number) => T;
+
+function dtypeOf(a: TypedArray): Dtype {
+  if (a instanceof Float32Array) return 'f32';
+  if (a instanceof Float64Array) return 'f64';
+  if (a instanceof Uint32Array) return 'u32';
+  return 'i32';
+}
+
+const isShared = (a: ArrayBufferView): boolean => a.buffer instanceof SharedArrayBuffer;
+
+function refOf(a: TypedArray): Ref {
+  return { buf: a.buffer as SharedArrayBuffer, off: a.byteOffset, len: a.length, dtype: dtypeOf(a) };
+}
+
+const isStopped = (err: unknown): boolean => err instanceof Error && err.message === STOPPED_MESSAGE;
+
+/** Splits [0, n) into `parts` contiguous ranges whose sizes differ by at most one. */
+export function split(n: number, parts: number): Array<[number, number]> {
+  const p = Math.max(1, Math.min(parts, n));
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < p; i++) out.push([Math.floor((i * n) / p), Math.floor(((i + 1) * n) / p)]);
+  return out;
+}
+
+/** Number of tasks: enough for load balance (`perThread` × threads), none smaller than `minWork`. */
+export function taskCount(units: number, work: number, threads: number, perThread: number, minWork: number): number {
+  return Math.max(1, Math.min(units, threads * perThread, Math.floor(work / minWork)));
+}
+
+/**
+ * A caller's input seen from the workers. Already-shared arrays are used as they are; others are
+ * copied into a pooled SharedArrayBuffer, lazily (`ensure`) so that the copy of the next task's
+ * rows overlaps the work on the previous ones.
+ */
+export class SharedInput<T extends TypedArray> {
+  readonly ref: Ref;
+  readonly view: T;
+  /** True when `view` is our own copy (the op may then use it as scratch). */
+  readonly owned: boolean;
+  private copied: number;
+  constructor(
+    private readonly call: Call,
+    private readonly src: T,
+  ) {
+    if (isShared(src)) {
+      this.view = src;
+      this.owned = false;
+      this.copied = src.length;
+    } else {
+      const sab = call.acquire(src.byteLength);
+      this.view = new (src.constructor as Ctor<T>)(sab, 0, src.length);
+      this.owned = true;
+      this.copied = 0;
+    }
+    this.ref = refOf(this.view);
+  }
+  /** Makes elements [0, end) visible to the workers. */
+  ensure(end: number): void {
+    const e = Math.min(end, this.src.length);
+    if (e <= this.copied) return;
+    const t0 = now();
+    this.view.set(this.src.subarray(this.copied, e), this.copied);
+    this.call.uploadMs += now() - t0;
+    this.call.copiedInBytes += (e - this.copied) * this.src.BYTES_PER_ELEMENT;
+    this.copied = e;
+  }
+  all(): this {
+    this.ensure(this.src.length);
+    return this;
+  }
+  /** Copies [start, end) out of order; the caller sees to it that every element is copied once. */
+  copyRange(start: number, end: number): void {
+    const t0 = now();
+    this.view.set(this.src.subarray(start, end), start);
+    this.call.uploadMs += now() - t0;
+    this.call.copiedInBytes += (end - start) * this.src.BYTES_PER_ELEMENT;
+  }
+}
+
+/**
+ * Where the workers write. A shared `out` is written in place (zero-copy; the one exception to
+ * "`out` is written only on success": after a failure its contents are unspecified). Otherwise a
+ * pooled SharedArrayBuffer, copied range by range into a fresh (ordinary) result array as tasks
+ * finish, or into the caller's ordinary `out` in one go once every task has succeeded.
+ */
+export class SharedOutput<T extends TypedArray> {
+  readonly ref: Ref;
+  readonly view: T;
+  private dest: T | undefined;
+  constructor(
+    private readonly call: Call,
+    private readonly ctor: Ctor<T>,
+    private readonly length: number,
+    out: T | undefined,
+    /** A shared buffer of the right size the op may write into instead of a new one. */
+    reuse?: T,
+  ) {
+    if (out !== undefined && isShared(out)) {
+      this.view = out;
+      this.dest = out;
+    } else {
+      this.view = reuse ?? new ctor(call.acquire(length * (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT), 0, length);
+      this.dest = out;
+    }
+    this.ref = refOf(this.view);
+  }
+  get direct(): boolean {
+    return this.view === this.dest;
+  }
+  /** The caller's ordinary `out`: filled only by `complete()`, after success. */
+  get deferred(): boolean {
+    return this.dest !== undefined && !this.direct && !this.ownDest;
+  }
+  private ownDest = false;
+  /** Copies [start, end) to our fresh result array as soon as it is ready (not to a caller's `out`: see `complete`). */
+  copyOut(start: number, end: number, from: T = this.view): void {
+    if (this.deferred) return;
+    this.copy(start, end, from);
+  }
+  /** After every task succeeded: fills a caller's ordinary `out` (everything else is already in place). */
+  complete(from: T = this.view): void {
+    if (this.deferred) this.copy(0, this.length, from);
+  }
+  private copy(start: number, end: number, from: T): void {
+    if (this.call.failed || end <= start) return;
+    if (from === this.dest) return;
+    const t0 = now();
+    this.dest ??= this.fresh();
+    this.dest.set(from.subarray(start, end), start);
+    this.call.readbackMs += now() - t0;
+    this.call.copiedOutBytes += (end - start) * from.BYTES_PER_ELEMENT;
+  }
+  private fresh(): T {
+    this.ownDest = true;
+    return new this.ctor(this.length);
+  }
+  result(): T {
+    this.dest ??= this.fresh();
+    return this.dest;
+  }
+  /**
+   * Allocates the fresh result array now and touches each of its pages, so the page faults
+   * (on the dev machine 70 ms per 160 MB, more than the copy itself) happen while the main
+   * thread would otherwise wait for the workers, not in the copies at the end.
+   */
+  prefault(): void {
+    if (this.dest !== undefined) return;
+    const t0 = now();
+    const d = (this.dest = this.fresh());
+    const stride = 4096 / d.BYTES_PER_ELEMENT;
+    for (let i = 0; i < d.length; i += stride) d[i] = 0;
+    this.call.readbackMs += now() - t0;
+  }
+}
+
+interface SubmitOptions {
+  /** Pass the call's signal to Piscina (queued tasks are dropped, running ones end with their thread). Default true. */
+  readonly abortable?: boolean;
+}
+
+/**
+ * One backend call on the pool: submits tasks, records the first failure (and cancels the rest),
+ * and turns the outcome into the contract's errors. Buffers go back to the pool's cache only
+ * when every task succeeded: after a failure a terminated worker might still be writing.
+ */
+export class Call {
+  copiedInBytes = 0;
+  copiedOutBytes = 0;
+  uploadMs = 0;
+  readbackMs = 0;
+  tasks = 0;
+  private readonly ac = new AbortController();
+  readonly signal: AbortSignal;
+  private inflight = 0;
+  private wake: (() => void) | undefined;
+  private error: unknown;
+  private errorFromWorker = false;
+  private hasError = false;
+  private sawStop = false;
+  private readonly acquired: SharedArrayBuffer[] = [];
+  private readonly onStop: Array<() => void> = [];
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly op: OpName,
+    private readonly userSignal: AbortSignal | undefined,
+  ) {
+    this.signal = userSignal === undefined ? this.ac.signal : AbortSignal.any([userSignal, this.ac.signal]);
+    // Piscina adds one abort listener per queued task; a call has many tasks by design.
+    setMaxListeners(0, this.signal);
+    if (userSignal !== undefined) {
+      const stop = () => this.stop();
+      userSignal.addEventListener('abort', stop, { once: true });
+      this.onStop.push(() => userSignal.removeEventListener('abort', stop));
+    }
+  }
+
+  get failed(): boolean {
+    return this.hasError || this.signal.aborted;
+  }
+
+  acquire(byteLength: number): SharedArrayBuffer {
+    const sab = this.pool.buffers.acquire(byteLength);
+    this.acquired.push(sab);
+    return sab;
+  }
+
+  input<T extends TypedArray>(a: T): SharedInput<T> {
+    return new SharedInput(this, a);
+  }
+
+  output<T extends TypedArray>(ctor: Ctor<T>, length: number, out: T | undefined, reuse?: T): SharedOutput<T> {
+    return new SharedOutput(this, ctor, length, out, reuse);
+  }
+
+  /** Registers a hook run once when the call fails or is aborted (e.g. release barrier waiters). */
+  whenStopped(fn: () => void): void {
+    if (this.failed) fn();
+    else this.onStop.push(fn);
+  }
+
+  private stop(): void {
+    const hooks = this.onStop.splice(0);
+    for (const h of hooks) h();
+  }
+
+  /**
+   * Fails the call with `err` (the first failure wins) and cancels what is still queued.
+   * `fromWorker`: the error came from a worker (reported as WorkerError with it as `cause`);
+   * otherwise it was thrown on this thread (e.g. LimitExceededError, or the caller's onProgress)
+   * and is rethrown as it is.
+   */
+  fail(err: unknown, fromWorker = false): void {
+    if (isStopped(err)) {
+      this.sawStop = true;
+      return;
+    }
+    if (!this.hasError) {
+      this.hasError = true;
+      this.error = err;
+      this.errorFromWorker = fromWorker;
+    }
+    if (!this.ac.signal.aborted) this.ac.abort(err);
+    this.stop();
+  }
+
+  submit<R>(task: Task, onResult?: (r: R) => void, options: SubmitOptions = {}): void {
+    if (this.failed) return;
+    this.inflight++;
+    this.tasks++;
+    const signal = options.abortable === false ? null : this.signal;
+    this.pool.piscina.run(task, { signal }).then(
+      (r: R) => {
+        if (!this.failed && onResult !== undefined) {
+          try {
+            onResult(r);
+          } catch (err) {
+            this.fail(err);
+          }
+        }
+        this.settle();
+      },
+      (err: unknown) => {
+        this.fail(err, true);
+        this.settle();
+      },
+    );
+  }
+
+  private settle(): void {
+    if (--this.inflight === 0 && this.wake !== undefined) {
+      const w = this.wake;
+      this.wake = undefined;
+      w();
+    }
+  }
+
+  /** Waits until no task is in flight; returns false when the call has failed. */
+  async drain(): Promise<boolean> {
+    while (this.inflight > 0) await new Promise<void>((resolve) => (this.wake = resolve));
+    return !this.failed;
+  }
+
+  /**
+   * Waits for every task, then throws the call's error as the contract wants it, or runs
+   * `beforeRelease` (last reads of pooled buffers) and hands the buffers back to the cache.
+   */
+  async finish(beforeRelease?: () => void): Promise<void> {
+    await this.drain();
+    this.stop();
+    if (this.failed || this.sawStop) throw this.outcome();
+    beforeRelease?.();
+    for (const sab of this.acquired) this.pool.buffers.release(sab);
+    this.acquired.length = 0;
+    this.pool.lastStats = { op: this.op, inline: false, tasks: this.tasks, copiedInBytes: this.copiedInBytes, copiedOutBytes: this.copiedOutBytes };
+  }
+
+  private outcome(): Error {
+    if (this.userSignal?.aborted) return new AbortError(this.userSignal.reason);
+    if (this.pool.disposed) return new DisposedError('piscina');
+    const err = this.hasError ? this.error : new Error('a stencil participant stopped without a reported failure');
+    if (err instanceof KernelkitError || (this.hasError && !this.errorFromWorker)) return err as Error;
+    const msg = err instanceof Error ? err.message : String(err);
+    return new WorkerError(`${this.op}: a worker failed: ${msg}`, { cause: err });
+  }
+}

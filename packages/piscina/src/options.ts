@@ -1,0 +1,84 @@
+import os from 'node:os';
+import { assertInteger, assertObject, describeValue, InvalidArgumentError } from '@kernelkit/core';
+import { OP_NAMES, type OpName } from '@kernelkit/ops';
+
+export interface PiscinaBackendOptions {
+  /** Worker threads; shorthand for `minThreads = maxThreads = threads`. Default `os.availableParallelism()`. */
+  readonly threads?: number;
+  /** Threads kept alive while idle; default `maxThreads` (a compute pool should not pay for respawns). */
+  readonly minThreads?: number;
+  /** Most threads, and the number the work is partitioned for; default `threads`. */
+  readonly maxThreads?: number;
+  /**
+   * Per op, the work size (in the op's work units, see `workUnits`) below which a call runs inline
+   * on the calling thread instead of on the pool. 0 sends everything to the pool; `Infinity`
+   * runs everything inline. Ops not named keep `DEFAULT_INLINE_BELOW`.
+   */
+  readonly inlineBelow?: Partial<Record<OpName, number>>;
+}
+
+export interface ResolvedOptions {
+  readonly minThreads: number;
+  readonly maxThreads: number;
+  readonly inlineBelow: Readonly<Record<OpName, number>>;
+}
+
+/**
+ * Default inline thresholds, in work units (conv2d and convLayer: multiply-adds; stencil3d:
+ * cell updates = cells × steps; scan: elements; gridSearch: grid points).
+ *
+ * Rule: run inline below about 1 ms of work. A pool call has a fixed cost (task messages,
+ * staging, promise turns) that `node packages/piscina/dist/bench/threshold.js --threads 2`
+ * measured on the 2-core dev machine (Intel Xeon @ 2.0 GHz, Node 20.20, 2026-11) as
+ *   conv2d 0.41 ms, stencil3d 0.67 ms, scan 0.21 ms, gridSearch 0.51 ms, convLayer 0.21 ms,
+ * and with two threads the pool can win at best by half the work, so it needs a few times its
+ * fixed cost of work before it pays. The same runs timed the inline work at
+ *   conv2d 3.7–6.3 ns/MAC, stencil3d 7–13 ns/update, scan 3–6 ns/element (u32),
+ *   gridSearch 14 ns/point (brute force, 5-D), convLayer 3.2–5.8 ns/MAC
+ * (the lower figures from a quiet moment, the higher ones while another session's job held a
+ * core), so 1 ms of work is 2^17.3–2^18 MACs, 2^16.3–2^17 updates, 2^17.3–2^18.3 elements,
+ * 2^16 points. The direct crossover could not be measured there: while another job held one of
+ * the two cores, two threads ran no faster than one and the pool never won. On more cores the
+ * pool wins earlier, so these are conservative; rerun the script on a new machine to check.
+ */
+export const DEFAULT_INLINE_BELOW: Readonly<Record<OpName, number>> = {
+  conv2d: 2 ** 18,
+  stencil3d: 2 ** 17,
+  scan: 2 ** 18,
+  gridSearch: 2 ** 16,
+  convLayer: 2 ** 18,
+};
+
+const MAX_THREADS = 1024;
+const KNOWN = ['threads', 'minThreads', 'maxThreads', 'inlineBelow'] as const;
+
+export function resolveOptions(options: PiscinaBackendOptions | undefined): ResolvedOptions {
+  if (options === undefined) options = {};
+  assertObject(options, 'options');
+  for (const key of Object.keys(options)) {
+    if (!(KNOWN as readonly string[]).includes(key)) {
+      throw new InvalidArgumentError(`options.${key}`, `unknown option; expected one of ${KNOWN.join(', ')}`);
+    }
+  }
+  if (options.threads !== undefined) assertInteger(options.threads, 'options.threads', 1, MAX_THREADS);
+  if (options.maxThreads !== undefined) assertInteger(options.maxThreads, 'options.maxThreads', 1, MAX_THREADS);
+  if (options.minThreads !== undefined) assertInteger(options.minThreads, 'options.minThreads', 0, MAX_THREADS);
+  const maxThreads = options.maxThreads ?? options.threads ?? Math.max(1, Math.min(MAX_THREADS, os.availableParallelism()));
+  const minThreads = options.minThreads ?? Math.min(options.threads ?? maxThreads, maxThreads);
+  if (minThreads > maxThreads) {
+    throw new InvalidArgumentError('options.minThreads', `must be <= maxThreads (${maxThreads}), got ${minThreads}`);
+  }
+  const inlineBelow: Record<OpName, number> = { ...DEFAULT_INLINE_BELOW };
+  if (options.inlineBelow !== undefined) {
+    assertObject(options.inlineBelow, 'options.inlineBelow');
+    for (const [op, v] of Object.entries(options.inlineBelow)) {
+      const name = `options.inlineBelow.${op}`;
+      if (!(OP_NAMES as readonly string[]).includes(op)) throw new InvalidArgumentError(name, `unknown op; expected one of ${OP_NAMES.join(', ')}`);
+      if (typeof v !== 'number' || Number.isNaN(v) || v < 0) {
+        throw new InvalidArgumentError(name, `expected a number >= 0 (work units; Infinity = always inline), got ${describeValue(v)}`);
+      }
+      inlineBelow[op as OpName] = v;
+    }
+  }
+  return { minThreads, maxThreads, inlineBelow };
+}

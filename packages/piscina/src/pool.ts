@@ -1,0 +1,122 @@
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { BackendUnavailableError } from '@kernelkit/core';
+import type { Task } from './protocol.js';
+
+/**
+ * The built worker. Resolved relative to the package root so that it is `dist/worker.js` both
+ * from `dist/pool.js` and from `src/pool.ts` (vitest runs the sources; workers must be `.js`).
+ */
+export const WORKER_URL = new URL('../dist/worker.js', import.meta.url);
+
+/** What the last call on a backend did; read by the tests through `src/testing.ts`. */
+export interface CallStats {
+  readonly op: string;
+  /** True when the call ran on the calling thread (below `inlineBelow`). */
+  readonly inline: boolean;
+  readonly tasks: number;
+  /** Bytes copied from caller arrays into SharedArrayBuffers (0 when every input was already shared). */
+  readonly copiedInBytes: number;
+  /** Bytes copied from SharedArrayBuffers into the caller's output (0 when `out` was shared). */
+  readonly copiedOutBytes: number;
+}
+
+/**
+ * Keeps SharedArrayBuffers of recently used sizes. A fresh buffer costs a page fault per 4 KiB on
+ * first touch (on the 2-core dev machine: 70 ms per 160 MB, twice the copy itself), so repeated
+ * calls of one size reuse them. Bounded; emptied on dispose.
+ */
+class BufferCache {
+  private readonly free = new Map<number, SharedArrayBuffer[]>();
+  private bytes = 0;
+  private readonly order: SharedArrayBuffer[] = [];
+  constructor(private readonly maxBytes: number) {}
+
+  acquire(byteLength: number): SharedArrayBuffer {
+    const list = this.free.get(byteLength);
+    const sab = list?.pop();
+    if (sab !== undefined) {
+      this.bytes -= byteLength;
+      this.order.splice(this.order.indexOf(sab), 1);
+      return sab;
+    }
+    return new SharedArrayBuffer(byteLength);
+  }
+
+  release(sab: SharedArrayBuffer): void {
+    const n = sab.byteLength;
+    if (n === 0 || n > this.maxBytes) return;
+    while (this.bytes + n > this.maxBytes && this.order.length > 0) {
+      const old = this.order.shift()!;
+      const l = this.free.get(old.byteLength)!;
+      l.splice(l.indexOf(old), 1);
+      this.bytes -= old.byteLength;
+    }
+    let list = this.free.get(n);
+    if (list === undefined) this.free.set(n, (list = []));
+    list.push(sab);
+    this.order.push(sab);
+    this.bytes += n;
+  }
+
+  clear(): void {
+    this.free.clear();
+    this.order.length = 0;
+    this.bytes = 0;
+  }
+}
+
+export class Pool {
+  disposed = false;
+  lastStats: CallStats | undefined;
+  readonly buffers = new BufferCache(Math.min(2 ** 31, Math.floor(os.totalmem() / 8)));
+  /** Serialises calls whose tasks wait for each other (stencil barriers), so two can never deadlock. */
+  private barrierTail: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly piscina: Piscina,
+    readonly threads: number,
+  ) {}
+
+  static async create(minThreads: number, maxThreads: number): Promise<Pool> {
+    const file = fileURLToPath(WORKER_URL);
+    if (!existsSync(file)) {
+      const reason = `worker file ${file} not found; build the package first (npm run build)`;
+      throw new BackendUnavailableError('piscina: cannot start the worker pool', [{ backend: 'piscina', reason }]);
+    }
+    const piscina = new Piscina({ filename: WORKER_URL.href, minThreads, maxThreads, idleTimeout: 60_000 });
+    // A worker that fails outside a task (e.g. while loading) is reported here; without a
+    // listener the 'error' event would crash the process. Task failures reject their run().
+    let startError: unknown;
+    piscina.on('error', (err: unknown) => {
+      startError ??= err;
+    });
+    try {
+      await piscina.run({ kind: 'ping' } satisfies Task);
+    } catch (err) {
+      await piscina.destroy().catch(() => {});
+      const cause = startError ?? err;
+      const reason = `a worker failed to start: ${cause instanceof Error ? cause.message : String(cause)}`;
+      throw new BackendUnavailableError('piscina: cannot start the worker pool', [{ backend: 'piscina', reason }], { cause });
+    }
+    return new Pool(piscina, maxThreads);
+  }
+
+  /** Runs `fn` after every earlier barrier call has finished. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.barrierTail.then(fn);
+    this.barrierTail = run.then(
+      () => {},
+      () => {},
+    );
+    return run;
+  }
+
+  async destroy(): Promise<void> {
+    this.disposed = true;
+    this.buffers.clear();
+    await this.piscina.destroy();
+  }
+}

@@ -1,0 +1,151 @@
+import type { ConvLayerDims } from '@kernelkit/cpu';
+import type { GridSearchProblem, ScanDtype, StencilBoundary } from '@kernelkit/ops';
+
+/**
+ * Messages between the main thread and the workers. Big arrays travel as `Ref`s into
+ * SharedArrayBuffers (the buffer handle is shared, never copied); everything else is a few numbers.
+ */
+export type Dtype = 'f32' | 'f64' | 'u32' | 'i32';
+
+export interface Ref {
+  readonly buf: SharedArrayBuffer;
+  /** Byte offset of the view. */
+  readonly off: number;
+  /** Length in elements. */
+  readonly len: number;
+  readonly dtype: Dtype;
+}
+
+export interface Conv2dTask {
+  readonly kind: 'conv2d';
+  readonly input: Ref;
+  readonly filter: Ref;
+  readonly out: Ref;
+  readonly height: number;
+  readonly width: number;
+  readonly k: number;
+  readonly rowStart: number;
+  readonly rowEnd: number;
+}
+
+export interface ConvLayerTask {
+  readonly kind: 'convLayer';
+  readonly input: Ref;
+  readonly weights: Ref;
+  readonly bias: Ref | undefined;
+  readonly relu: boolean;
+  readonly out: Ref;
+  readonly dims: ConvLayerDims;
+  readonly planeStart: number;
+  readonly planeEnd: number;
+}
+
+interface StencilCommon {
+  readonly nx: number;
+  readonly ny: number;
+  readonly nz: number;
+  readonly c0: number;
+  readonly c1: number;
+  readonly boundary: StencilBoundary;
+}
+
+/** One step of one z-slab (the 'slabs-per-step' strategy). */
+export interface StencilStepTask extends StencilCommon {
+  readonly kind: 'stencilStep';
+  readonly src: Ref;
+  readonly dst: Ref;
+  readonly zStart: number;
+  readonly zEnd: number;
+}
+
+/**
+ * All steps of one z-slab, with a barrier between steps (the 'slabs' strategy). Step t reads
+ * `t === 0 ? input : (t odd ? a : b)` and writes `t even ? a : b`.
+ */
+export interface StencilSlabTask extends StencilCommon {
+  readonly kind: 'stencilSlab';
+  readonly input: Ref;
+  readonly a: Ref;
+  readonly b: Ref;
+  readonly steps: number;
+  readonly zStart: number;
+  readonly zEnd: number;
+  /** Int32Array over this SAB: see `CTRL_*`. */
+  readonly ctrl: SharedArrayBuffer;
+  readonly participants: number;
+  /**
+   * Per z-plane flags (Int32Array, length nz), present when the main thread is still copying the
+   * input into shared memory: step 0 computes plane by plane, each once planes z−1…z+1 are 1.
+   */
+  readonly inReady: SharedArrayBuffer | undefined;
+  /**
+   * Per z-plane flags, present when the main thread copies the result out: the last step sets
+   * plane z's flag (and notifies) as soon as the plane is written.
+   */
+  readonly outDone: SharedArrayBuffer | undefined;
+}
+
+/** Control words of a stencil barrier. */
+export const CTRL_ARRIVED = 0;
+export const CTRL_GENERATION = 1;
+/** Non-zero: stop (the call was aborted or a participant failed). */
+export const CTRL_STOP = 2;
+export const CTRL_WORDS = 4;
+
+/** Message of the error a participant throws when it stops because another one failed or the call was aborted. */
+export const STOPPED_MESSAGE = 'kernelkit: stencil participant stopped';
+
+export interface ScanSumTask {
+  readonly kind: 'scanSum';
+  readonly input: Ref;
+  readonly start: number;
+  readonly end: number;
+  readonly dtype: ScanDtype;
+}
+
+export interface ScanLocalTask {
+  readonly kind: 'scanLocal';
+  readonly input: Ref;
+  readonly out: Ref;
+  readonly start: number;
+  readonly end: number;
+  readonly carry: number;
+  readonly exclusive: boolean;
+  readonly dtype: ScanDtype;
+}
+
+/**
+ * A grid problem without its arrays, which travel in one shared Float64Array: the axes one after
+ * the other (lengths `counts`), then the coefficients (m·d), the targets (m), the tolerances (m).
+ */
+export interface SharedGridProblem {
+  /** Unique per call: the worker rebuilds the problem once per call, not once per task. */
+  readonly id: number;
+  readonly meta: Omit<GridSearchProblem, 'axes' | 'coefficients' | 'targets' | 'tolerances'>;
+  readonly data: Ref;
+}
+
+export interface GridTask {
+  readonly kind: 'grid';
+  readonly problem: SharedGridProblem;
+  readonly pruned: boolean;
+  readonly outer: number;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** A grid task's answer: the passing points of its prefixes, in order, or `exceeded`. */
+export type GridTaskResult = Float64Array | { readonly exceeded: true };
+
+/** Test-only: exercises the failure paths (see `src/testing.ts`). Not reachable from any op. */
+export interface TestTask {
+  readonly kind: 'test';
+  readonly action: 'throw' | 'exit' | 'sleep';
+  readonly ms?: number;
+}
+
+export interface PingTask {
+  readonly kind: 'ping';
+}
+
+export type Task = Conv2dTask | ConvLayerTask | StencilStepTask | StencilSlabTask | ScanSumTask | ScanLocalTask | GridTask | TestTask | PingTask;

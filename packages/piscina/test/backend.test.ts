@@ -1,0 +1,307 @@
+import { execFile } from 'node:child_process';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { AbortError, DisposedError, InvalidArgumentError, LimitExceededError, WorkerError } from '@kernelkit/core';
+import { CS610_DISP_PATH, CS610_GRID_PATH, readCs610Problem, verifyResult, type Backend } from '@kernelkit/ops';
+import { conv2dCase, convLayerCase, scanCase, stencilCase } from '@kernelkit/ops/testing';
+import { createPiscinaBackend, type PiscinaBackendOptions } from '../src/index.js';
+import { lastCallStats, runWorkerTestTask, workerCount } from '../src/testing.js';
+
+const POOL_ONLY = { conv2d: 0, stencil3d: 0, scan: 0, gridSearch: 0, convLayer: 0 };
+
+/** A copy of `a` whose buffer is a SharedArrayBuffer. */
+function shared<T extends Float32Array | Float64Array | Uint32Array | Int32Array>(a: T): T {
+  const s = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(a.byteLength));
+  s.set(a as never);
+  return s;
+}
+
+/** Runs a call big enough for the pool under the default thresholds and checks it. */
+async function expectUsable(backend: Backend): Promise<void> {
+  const args = conv2dCase([2, 128, 96, 7], 3);
+  const res = await backend.conv2d(args);
+  expect(verifyResult('conv2d', args, res.data)).toBeUndefined();
+  expect(lastCallStats(backend)?.inline).toBe(false);
+}
+
+describe('options', () => {
+  const bad: Array<[string, unknown, string]> = [
+    ['threads 0', { threads: 0 }, 'options.threads'],
+    ['threads negative', { threads: -2 }, 'options.threads'],
+    ['threads non-integer', { threads: 1.5 }, 'options.threads'],
+    ['threads a string', { threads: '4' }, 'options.threads'],
+    ['threads NaN', { threads: Number.NaN }, 'options.threads'],
+    ['maxThreads 0', { maxThreads: 0 }, 'options.maxThreads'],
+    ['minThreads negative', { minThreads: -1 }, 'options.minThreads'],
+    ['minThreads > maxThreads', { minThreads: 4, maxThreads: 2 }, 'options.minThreads'],
+    ['unknown option', { thread: 2 }, 'options.thread'],
+    ['options not an object', 4, 'options'],
+    ['inlineBelow not an object', { inlineBelow: 5 }, 'options.inlineBelow'],
+    ['inlineBelow unknown op', { inlineBelow: { fft: 10 } }, 'options.inlineBelow.fft'],
+    ['inlineBelow negative', { inlineBelow: { scan: -1 } }, 'options.inlineBelow.scan'],
+    ['inlineBelow NaN', { inlineBelow: { conv2d: Number.NaN } }, 'options.inlineBelow.conv2d'],
+  ];
+  for (const [what, options, parameter] of bad) {
+    it(`${what} → InvalidArgumentError naming ${parameter}`, async () => {
+      const err = await createPiscinaBackend(options as PiscinaBackendOptions).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(InvalidArgumentError);
+      expect((err as InvalidArgumentError).parameter).toBe(parameter);
+    });
+  }
+
+  it('defaults to os.availableParallelism() threads and reports itself in info', async () => {
+    await using backend = await createPiscinaBackend();
+    expect(backend.info).toMatchObject({ name: 'piscina', threads: os.availableParallelism(), software: false, capabilities: { f64: true } });
+    expect(backend.info.description).toMatch(/Piscina worker pool, \d+ threads? on /);
+    expect(backend.variants('stencil3d')[0]).toBe('slabs');
+    expect(backend.variants('gridSearch')).toEqual(['pruned', 'naive']);
+  });
+
+  it('takes minThreads and maxThreads', async () => {
+    await using backend = await createPiscinaBackend({ minThreads: 1, maxThreads: 3 });
+    expect(backend.info.threads).toBe(3);
+    await expectUsable(backend);
+  });
+
+  it('runs small calls inline and says so; Infinity keeps everything inline, 0 nothing', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: { scan: Number.POSITIVE_INFINITY, conv2d: 0 } });
+    const big = scanCase('u32', 300_000, 1);
+    const res = await backend.scan(big);
+    expect(res.notes?.[0]).toMatch(/inline/);
+    expect(lastCallStats(backend)?.inline).toBe(true);
+    const tiny = conv2dCase([1, 3, 3, 1], 1);
+    const r2 = await backend.conv2d(tiny);
+    expect(r2.notes).toBeUndefined();
+    expect(lastCallStats(backend)?.inline).toBe(false);
+    expect(verifyResult('conv2d', tiny, r2.data)).toBeUndefined();
+  });
+});
+
+describe('worker failures', () => {
+  it('a task that throws → WorkerError with the worker error as cause; the pool keeps working', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2 });
+    const err = await runWorkerTestTask(backend, 'throw').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorkerError);
+    expect((err as WorkerError).code).toBe('ERR_KERNELKIT_WORKER');
+    expect((err as WorkerError).cause).toBeInstanceOf(Error);
+    expect(((err as WorkerError).cause as Error).message).toMatch(/deliberate worker failure/);
+    await expectUsable(backend);
+  });
+
+  it('a worker that exits mid-task → WorkerError; the thread is replaced and the pool keeps working', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2 });
+    const err = await runWorkerTestTask(backend, 'exit').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorkerError);
+    expect(((err as WorkerError).cause as Error).message).toMatch(/exited with code/);
+    await expectUsable(backend);
+    await expectUsable(backend);
+    expect(workerCount(backend)).toBe(2);
+  });
+
+  it('failures on one backend leave concurrent calls on it intact', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    const a = conv2dCase([3, 50, 40, 3], 5);
+    const s = stencilCase([20, 20, 20, 5, 'copy'], 6);
+    const [r1, r2, fail, r3] = await Promise.allSettled([backend.conv2d(a), backend.stencil3d(s), runWorkerTestTask(backend, 'throw'), backend.stencil3d(s)]);
+    expect(fail.status).toBe('rejected');
+    expect(r1.status === 'fulfilled' && verifyResult('conv2d', a, r1.value.data)).toBeUndefined();
+    expect(r2.status === 'fulfilled' && verifyResult('stencil3d', s, r2.value.data)).toBeUndefined();
+    expect(r3.status === 'fulfilled' && verifyResult('stencil3d', s, r3.value.data)).toBeUndefined();
+  });
+});
+
+describe('abort', () => {
+  it('cancels queued grid-search work: rejects promptly with AbortError, then the pool is free', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2 });
+    const full = await readCs610Problem(CS610_GRID_PATH, CS610_DISP_PATH);
+    const ac = new AbortController();
+    let progressed = 0;
+    const t0 = performance.now();
+    // 13^10 points brute force: hours on 2 threads; 16 tasks, all but two queued.
+    const run = backend.gridSearch(full, {
+      variant: 'naive',
+      signal: ac.signal,
+      onProgress: () => progressed++,
+    });
+    setTimeout(() => ac.abort(new Error('user stop')), 200);
+    const err = await run.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(AbortError);
+    expect(((err as AbortError).cause as Error).message).toBe('user stop');
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    expect(progressed).toBe(0);
+    // Nothing of the cancelled search is still queued ahead of the next call.
+    const t1 = performance.now();
+    await expectUsable(backend);
+    expect(performance.now() - t1).toBeLessThan(5_000);
+  });
+
+  it('aborts a multi-step stencil (barrier participants released), then runs the next one', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2 });
+    const big = stencilCase([96, 96, 96, 2000, 'copy'], 2);
+    const ac = new AbortController();
+    const run = backend.stencil3d(big, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 150);
+    await expect(run).rejects.toBeInstanceOf(AbortError);
+    const s = stencilCase([30, 30, 30, 4, 'zero'], 3);
+    for (const variant of backend.variants('stencil3d')) {
+      const res = await backend.stencil3d(s, { variant });
+      expect(verifyResult('stencil3d', s, res.data)).toBeUndefined();
+    }
+  });
+
+  it("an error thrown by the caller's onProgress rejects the call as it is (not as a WorkerError)", async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    const args = { dims: [{ lower: 0, upper: 40, step: 1 }, { lower: 0, upper: 40, step: 1 }], coefficients: [1, 1], targets: [40], tolerances: [3] };
+    const mine = new RangeError('stop reporting');
+    const err = await backend.gridSearch(args, { onProgress: () => { throw mine; } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBe(mine);
+    await expectUsable(backend);
+  });
+
+  it("leaves the caller's ordinary `out` untouched when a call fails midway (written only on success)", async () => {
+    await using backend = await createPiscinaBackend({ threads: 2 });
+    const args = conv2dCase([8, 512, 512, 11], 5); // ~250 M multiply-adds: seconds on 2 threads, 64 bands
+    const out = new Float32Array(args.input.length).fill(7);
+    const ac = new AbortController();
+    let bands = 0;
+    const run = backend.conv2d(args, { out, signal: ac.signal });
+    // Abort once some bands are surely done (they used to be copied into `out` right away).
+    const t = setInterval(() => {
+      if (++bands === 8) ac.abort();
+    }, 100);
+    await expect(run).rejects.toBeInstanceOf(AbortError);
+    clearInterval(t);
+    expect(out.every((v) => v === 7)).toBe(true);
+    await expectUsable(backend);
+  });
+
+  it('maxPoints exceeded on the pool → LimitExceededError, and the pool keeps working', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    const args = { dims: [{ lower: 0, upper: 100, step: 1 }, { lower: 0, upper: 100, step: 1 }], coefficients: [], targets: [], tolerances: [], maxPoints: 500 };
+    await expect(backend.gridSearch(args)).rejects.toBeInstanceOf(LimitExceededError);
+    await expect(backend.gridSearch(args, { variant: 'naive' })).rejects.toBeInstanceOf(LimitExceededError);
+    const ok = await backend.gridSearch({ ...args, maxPoints: 10_000 });
+    expect(ok.data.count).toBe(10_000);
+    await expectUsable(backend);
+  });
+});
+
+describe('data path', () => {
+  it('accepts SharedArrayBuffer inputs and outputs as they are (nothing copied)', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    const c = conv2dCase([2, 70, 50, 5], 4);
+    const cs = { ...c, input: shared(c.input), filter: shared(c.filter) };
+    const out = new Float32Array(new SharedArrayBuffer(c.input.byteLength));
+    const res = await backend.conv2d(cs, { out });
+    expect(res.data).toBe(out);
+    expect(verifyResult('conv2d', c, out)).toBeUndefined();
+    expect(lastCallStats(backend)).toMatchObject({ inline: false, copiedInBytes: 0, copiedOutBytes: 0 });
+
+    const l = convLayerCase([3, 2, 20, 18, 5, 3], 5, { bias: true, relu: true });
+    const ls = { ...l, input: shared(l.input), weights: shared(l.weights), bias: shared(l.bias!) };
+    const lres = await backend.convLayer(ls);
+    expect(verifyResult('convLayer', l, lres.data)).toBeUndefined();
+    expect(lastCallStats(backend)?.copiedInBytes).toBe(0);
+
+    for (const steps of [1, 2, 3]) {
+      const s = stencilCase([24, 22, 20, steps, 'copy'], steps);
+      const sout = new Float32Array(new SharedArrayBuffer(s.input.byteLength));
+      const sres = await backend.stencil3d({ ...s, input: shared(s.input as Float32Array) }, { out: sout });
+      expect(sres.data).toBe(sout);
+      expect(verifyResult('stencil3d', s, sout)).toBeUndefined();
+      expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: 0, copiedOutBytes: 0 });
+    }
+
+    const sc = scanCase('u32', 500_000, 6, true, 7);
+    const inPlace = shared(sc.input as Uint32Array);
+    const scres = await backend.scan({ ...sc, input: inPlace }, { out: inPlace });
+    expect(scres.data).toBe(inPlace);
+    expect(verifyResult('scan', sc, inPlace)).toBeUndefined();
+    expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: 0, copiedOutBytes: 0 });
+  });
+
+  it('copies ordinary inputs once and returns ordinary (non-shared) arrays', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    const c = conv2dCase([1, 64, 64, 3], 8);
+    const res = await backend.conv2d(c);
+    expect(res.data.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: c.input.byteLength + c.filter.byteLength, copiedOutBytes: c.input.byteLength });
+    // A shared input with no `out` still gives an ordinary result.
+    const sc = scanCase('f32', 200_000, 2);
+    const sres = await backend.scan({ ...sc, input: shared(sc.input as Float32Array) });
+    expect(sres.data.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(verifyResult('scan', sc, sres.data)).toBeUndefined();
+    // In place on an ordinary array.
+    const inPlace = scanCase('i32', 300_001, 4);
+    const copy = inPlace.input.slice();
+    await backend.scan(inPlace, { out: inPlace.input });
+    expect(verifyResult('scan', { input: copy }, inPlace.input)).toBeUndefined();
+  });
+
+  it('splits scans into chunks and keeps integers bit-exact across chunk carries', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    for (const dtype of ['u32', 'i32', 'f32', 'f64'] as const) {
+      const sc = scanCase(dtype, 1_234_567, 9, dtype === 'f64', dtype === 'u32' ? 4_294_967_295 : 0);
+      const res = await backend.scan(sc);
+      expect(verifyResult('scan', sc, res.data)).toBeUndefined();
+      expect(lastCallStats(backend)?.tasks).toBeGreaterThan(2);
+    }
+  });
+
+  it('runs many calls of every op concurrently (stencil barriers never deadlock)', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    const calls: Array<Promise<string | undefined>> = [];
+    for (let i = 0; i < 4; i++) {
+      const s = stencilCase([18 + i, 17, 16, 3 + i, i % 2 ? 'copy' : 'zero'], i);
+      calls.push(backend.stencil3d(s, { variant: backend.variants('stencil3d')[i % 2]! }).then((r) => verifyResult('stencil3d', s, r.data)));
+      const c = conv2dCase([2, 33, 31, 3], i);
+      calls.push(backend.conv2d(c).then((r) => verifyResult('conv2d', c, r.data)));
+      const sc = scanCase('u32', 100_000 + i, i);
+      calls.push(backend.scan(sc).then((r) => verifyResult('scan', sc, r.data)));
+    }
+    expect(await Promise.all(calls)).toEqual(calls.map(() => undefined));
+  });
+});
+
+describe('lifetime', () => {
+  it('dispose rejects an in-flight call with DisposedError', async () => {
+    const backend = await createPiscinaBackend({ threads: 2 });
+    const full = await readCs610Problem(CS610_GRID_PATH, CS610_DISP_PATH);
+    const run = backend.gridSearch(full, { variant: 'naive' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    await backend.dispose();
+    expect(await run).toBeInstanceOf(DisposedError);
+  });
+
+  it('a process that creates, uses and disposes a backend exits by itself', async () => {
+    const script = fileURLToPath(new URL('./fixtures/dispose-exits.mjs', import.meta.url));
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [script], { timeout: 20_000 }, (err, out, errOut) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout: out, stderr: errOut }),
+      );
+      child.stdin?.end();
+    });
+    expect(stderr).toBe('');
+    expect(stdout).toBe('disposed\n');
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Project copy of ../shared/gpu-host/pack.sh: also leaves out @tensorflow (a dev dependency of
+# apps/fashion-mnist, only needed for training) so the pack stays under the 60 MiB limit.
+# Packs the built project for a bare Linux x86-64 GPU host that has an NVIDIA driver
+# but no Node.js: a node binary, the runtime node_modules, every built dist/ folder,
+# and the Vulkan/EGL loader libraries. Run it from the project's root after the build.
+# Output: .gpu-host/ (git-ignored through .git/info/exclude), kept under 60 MiB.
+set -euo pipefail
+root=$(git rev-parse --show-toplevel)
+cd "$root"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/gpu-host
+out=.gpu-host
+mkdir -p "$out"
+grep -qxF "/$out/" .git/info/exclude 2>/dev/null || echo "/$out/" >> .git/info/exclude
+
+# 1. Node.js itself, compressed (the host has none).
+if [ "$(cat "$out/node.version" 2>/dev/null)" != "$(node --version)" ]; then
+  xz -T0 -3 -c "$(command -v node)" > "$out/node.xz"
+  node --version > "$out/node.version"
+fi
+
+# 2. The Vulkan and EGL loaders (the host has the NVIDIA driver but not the loaders).
+if [ ! -s "$out/debs/libvulkan1.deb" ]; then
+  mkdir -p "$out/debs" /tmp/gpu-host-apt/partial
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/gpu-host-apt'
+  apt-get $o update >/dev/null
+  (cd "$out/debs" && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 >/dev/null 2>&1)
+  (cd "$out/debs" && for f in *.deb; do mv "$f" "${f%%_*}.deb"; done)
+fi
+
+# 3. Runtime dependencies and built output. Build tools, test tools and other
+#    platforms' native binaries stay behind.
+[ -d node_modules ] || { echo "pack.sh: no node_modules here; install and build first" >&2; exit 1; }
+mapfile -t dists < <(find . -path ./node_modules -prune -o -type d -name dist -not -path '*/node_modules/*' -print)
+[ ${#dists[@]} -gt 0 ] || { echo "pack.sh: no dist/ folder found; build first" >&2; exit 1; }
+tar -cJf "$out/runtime.tar.xz" \
+  --exclude='node_modules/typescript' --exclude='node_modules/@typescript' \
+  --exclude='node_modules/@typescript/*' --exclude='node_modules/turbo*' --exclude='node_modules/@turbo' \
+  --exclude='node_modules/esbuild' --exclude='node_modules/@esbuild' \
+  --exclude='node_modules/rollup' --exclude='node_modules/@rollup' --exclude='node_modules/rolldown' --exclude='node_modules/@rolldown' \
+  --exclude='node_modules/vite' --exclude='node_modules/vitest' --exclude='node_modules/@vitest' \
+  --exclude='node_modules/@tensorflow' --exclude='node_modules/.cache' --exclude='node_modules/.vite' \
+  --exclude='*/dist/darwin-*' --exclude='*/dist/win32-*' --exclude='*/dist/linux-arm64' \
+  --exclude='*/dist/darwin-*.dawn.node' --exclude='*/dist/win32-*.dawn.node' \
+  --exclude='node_modules/gl/angle' --exclude='node_modules/gl/build/Release/obj.target' \
+  node_modules "${dists[@]}"
+cp "$here/on-host.sh" "$out/on-host.sh"
+
+size=$(du -sm "$out" | cut -f1)
+echo "pack.sh: $out holds ${size} MiB: $(ls "$out" | tr '\n' ' ')"
+if [ "$size" -gt 60 ]; then
+  echo "pack.sh: over 60 MiB; biggest packages in node_modules:" >&2
+  du -sm node_modules/* node_modules/@*/* 2>/dev/null | sort -n | tail -8 >&2
+  exit 1
+fi
