@@ -20,6 +20,8 @@ const SOFTWARE_CAP = 8 * 2 ** 20;
 const GPUJS_CAP = 2 * 2 ** 20;
 /** A naive brute-force grid search beyond this many points would take many minutes on a CPU. */
 const NAIVE_GRID_CPU_POINTS = 1.1e9;
+/** Emulated GPUs (llvmpipe, gpu.js on wasm/cpu) take tens of seconds per 10^7 grid points. */
+const SOFTWARE_GRID_POINTS = 1e7;
 
 /** Returns why a (backend, variant, case) is not run, or undefined to run it. */
 export function capReason(b: Backend, variant: string, c: BenchCase): string | undefined {
@@ -28,6 +30,9 @@ export function capReason(b: Backend, variant: string, c: BenchCase): string | u
   }
   if (b.name === 'gpujs' && b.info.mode !== 'webgpu' && b.info.mode !== 'headlessgl' && c.size > GPUJS_CAP) {
     return `gpu.js in ${b.info.mode ?? 'its fallback'} mode: size ${c.size.toExponential(2)} exceeds the cap of ${GPUJS_CAP.toExponential(2)}`;
+  }
+  if (c.op === 'gridSearch' && (b.info.software || (b.name === 'gpujs' && b.info.mode !== 'webgpu')) && c.work > SOFTWARE_GRID_POINTS) {
+    return `${b.name} on a software path: ${c.work.toExponential(2)} grid points exceed the cap of ${SOFTWARE_GRID_POINTS.toExponential(1)}`;
   }
   if (b.info.software && c.size > SOFTWARE_CAP) {
     return `software adapter: size ${c.size.toExponential(2)} exceeds the cap of ${SOFTWARE_CAP.toExponential(2)}`;

@@ -13,6 +13,10 @@ export interface WebGpuBackendOptions {
   readonly adapter?: AdapterKind;
   /** Largest scan chunk in elements (default: one storage binding). Lets tests exercise the carry path. */
   readonly scanChunkElements?: number;
+  /** Flags for Dawn's create() (e.g. 'enable-dawn-features=disable_robustness'); default HARDWARE_DAWN_FLAGS on the hardware path, none on OpenGL ES. */
+  readonly dawnFlags?: readonly string[];
+  /** Ms of FMA spin before each timed pass so GPU clocks have ramped (runtime/clock-warmup.ts); default 60 on hardware. */
+  readonly clockWarmUpMs?: number;
 }
 
 /** A WebGPU backend on Dawn. Rejects with BackendUnavailableError, naming the reasons, when no adapter fits. */
@@ -21,13 +25,14 @@ export async function createWebGpuBackend(options: WebGpuBackendOptions = {}): P
   const kind = options.adapter ?? 'any';
   assertOneOf(kind, 'options.adapter', ['hardware', 'software', 'any'] as const);
   if (options.scanChunkElements !== undefined) assertInteger(options.scanChunkElements, 'options.scanChunkElements', 1);
-  const opened = await openAdapter(kind);
+  const dawnFlags: readonly string[] | undefined = (options as WebGpuBackendOptions).dawnFlags;
+  const opened = await openAdapter(kind, dawnFlags);
   if ('reasons' in opened) {
     throw new BackendUnavailableError(`no ${kind === 'any' ? '' : `${kind} `}WebGPU adapter`, opened.reasons.map((reason) => ({ backend: 'webgpu', reason })));
   }
   let gpu: GpuDevice;
   try {
-    gpu = await GpuDevice.open(opened);
+    gpu = await GpuDevice.open(opened, (options as WebGpuBackendOptions).clockWarmUpMs);
   } catch (e) {
     throw new BackendUnavailableError('the WebGPU device could not be created', [{ backend: 'webgpu', reason: (e as Error).message }], { cause: e });
   }

@@ -48,6 +48,9 @@ if (!argv.includes('--out') || outDir === undefined) {
   process.exit(2);
 }
 const quick = argv.includes('--quick');
+// --op NAME (repeatable) times only those ops; --flags 'enable-dawn-features=…' passes Dawn flags.
+const onlyOps = argv.flatMap((a, i) => (a === '--op' ? [argv[i + 1]!] : []));
+const flagArg = argv.includes('--flags') ? argv[argv.indexOf('--flags') + 1] : undefined;
 const reps = quick ? 1 : 3;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -176,13 +179,14 @@ async function convLayer(b: Backend) {
 }
 
 const t0 = performance.now();
-const backend = await createWebGpuBackend({ adapter: 'any' });
+const backend = await createWebGpuBackend(flagArg === undefined ? { adapter: 'any' } : { adapter: 'any', dawnFlags: flagArg.split(' ') });
 console.log(backend.info.description);
 mkdirSync(outDir, { recursive: true });
 const hw = argv.includes('--check') ? await runHardwareChecks(backend) : undefined;
 if (hw) console.log(`hardware checks: ${hw.passed}/${hw.total} passed`, hw.failures.slice(0, 10));
 const failures: string[] = [];
 for (const [name, fn] of [['conv2d', conv2d], ['stencil3d', stencil], ['scan', scan], ['gridSearch', grid], ['convLayer', convLayer]] as const) {
+  if (onlyOps.length > 0 && !onlyOps.includes(name)) continue;
   try {
     await fn(backend);
   } catch (e) {
@@ -201,7 +205,9 @@ const md = [
   `vendor ${info.adapter?.vendor}, architecture ${info.adapter?.architecture}; features: ${info.adapter?.features.join(', ')}`,
   hw ? `Hardware conformance subset: ${hw.passed}/${hw.total} passed${hw.failures.length ? ` — failures: ${hw.failures.join('; ')}` : ''}` : '',
   '',
-  'Kernel ms = GPU timestamps around the compute pass (median); total ms = end to end incl. upload and readback. Throughput from kernel time.',
+  `Dawn flags: ${flagArg ?? '(backend defaults: HARDWARE_DAWN_FLAGS)'}. Each timed pass is preceded by a clock warm-up spin (its own untimed pass, runtime/clock-warmup.ts; not for gridSearch, whose passes are long): without it the H100 ran the ops' kernels at its 345 MHz idle clock.`,
+  '',
+  'Kernel ms = GPU timestamps around the compute pass (median); total ms = end to end incl. upload, warm-up and readback. Throughput from kernel time.',
   '',
   '| op | workload | variant | kernel ms | total ms | throughput | speed-up vs previous rung | check |',
   '|---|---|---|---:|---:|---:|---:|---|',

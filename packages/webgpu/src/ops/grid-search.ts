@@ -106,7 +106,8 @@ async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<Grid
             const bindings = kind === 'naive' ? [axesBuf, ...consts, cand, params] : [axesBuf, consts[0]!, cand, params];
             dispatches.push({ pipeline, bindGroup: gpu.bind(pipeline, bindings), workgroups: grid1d(Math.ceil(threads / 256)) });
           }
-          const head = await gpu.execute(dispatches, [{ buffer: cand, offset: 0, size: 4 }], ctx.timing);
+          // Each slice runs ~100 ms+ on a GPU: no clock warm-up needed (it would only add to the total).
+          const head = await gpu.execute(dispatches, [{ buffer: cand, offset: 0, size: 4 }], ctx.timing, false);
           const count = new Uint32Array(head.data[0]!)[0]!;
           if (count > cap) {
             // Too many nominees for the buffer: grow it to the exact count and run the slice again.

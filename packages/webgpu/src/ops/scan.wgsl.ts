@@ -22,6 +22,8 @@ export function blellochBlocks(t: WgslScalar): Program {
 var<workgroup> s: array<${t}, 512>;
 @compute @workgroup_size(256) fn main(${BUILTINS}) {
   ${LIN}
+  // A folded grid (grid1d) has spare workgroups past the last block: they must not write sums[wg].
+  if (wg >= (p.n + 511u) / 512u) { return; }
   let base = wg * 512u;
   let i0 = base + li; let i1 = base + li + 256u;
   s[li] = select(${t}(), src[min(i0, p.n - 1u)], i0 < p.n);
@@ -76,6 +78,7 @@ export function rtsReduce(t: WgslScalar): Program {
 var<workgroup> s: array<${t}, 256>;
 @compute @workgroup_size(256) fn main(${BUILTINS}) {
   ${LIN}
+  if (wg >= (p.n + ${RTS_TILE - 1}u) / ${RTS_TILE}u) { return; } // spare workgroup of a folded grid
   let base = wg * ${RTS_TILE}u;
   var acc = ${t}();
   for (var j = 0u; j < ${RTS_ITEMS}u; j++) { let i = base + j * 256u + li; if (i < p.n) { acc = acc + src[i]; } }
@@ -137,9 +140,10 @@ export function rtsScan(t: WgslScalar): Program {
   const wgsl = `${tileScan(t, `@group(0) @binding(3) var<storage, read> offs: array<${t}>;`, 'if (li == 0u) { tileOffset = offs[tile]; }')}
 @compute @workgroup_size(256) fn main(${BUILTINS}) {
   ${LIN}
+  if (wg >= (p.n + ${RTS_TILE - 1}u) / ${RTS_TILE}u) { return; } // spare workgroup: offs[wg] is out of range
   tileBody(wg, li);
 }`;
-  return { name: 'scan-rts-scan', cacheKey: `scan-rts-scan-${t}`, workgroupSize: [256, 1, 1], wgsl };
+  return { name: 'scan-rts-scan', cacheKey: `scan-rts-scan-v2-${t}`, workgroupSize: [256, 1, 1], wgsl };
 }
 
 /**
@@ -194,7 +198,11 @@ fn lookBack(tile: u32, agg: ${t}) -> ${t} {
 @compute @workgroup_size(256) fn main(@builtin(local_invocation_index) li: u32) {
   if (li == 0u) { tileId = atomicAdd(&state[0], 1u); }
   let tile = workgroupUniformLoad(&tileId);
+  // The folded grid (grid1d) launches up to 65 534 more workgroups than tiles. Those must leave:
+  // publishing past the state array clobbered the last tile's flags (robustness clamps the
+  // index), and every later tile then spun into the fallback: 400M elements took 909 ms.
+  if (tile >= (p.n + ${RTS_TILE - 1}u) / ${RTS_TILE}u) { return; }
   tileBody(tile, li);
 }`;
-  return { name: 'scan-decoupled', cacheKey: `scan-decoupled-${t}-${spin}`, workgroupSize: [256, 1, 1], wgsl };
+  return { name: 'scan-decoupled', cacheKey: `scan-decoupled-v2-${t}-${spin}`, workgroupSize: [256, 1, 1], wgsl };
 }

@@ -5,6 +5,17 @@ process.env.EGL_PLATFORM ??= 'surfaceless';
 import { create } from 'webgpu';
 import type { AdapterInfo } from '@kernelkit/ops';
 
+/**
+ * Dawn flags for create() on the default (hardware) backend; toggles apply to every device it
+ * makes. Measured on the H100 (2026-11-22): robustness (Tint clamping every index) made the
+ * optimized grid search 17× slower (2571 → 147 ms: its per-constraint arrays are indexed in a
+ * loop) and the shared-memory kernels ~10% slower. Every kernel bounds-checks explicitly (spare
+ * workgroups of folded grids included), so it is off. Timestamp quantization (65.5 µs steps)
+ * made sub-ms kernels unmeasurable. Pass `dawnFlags: []` to get Dawn's defaults back.
+ * The OpenGL ES (llvmpipe) path keeps Dawn's defaults unless flags are given.
+ */
+export const HARDWARE_DAWN_FLAGS: readonly string[] = ['enable-dawn-features=disable_robustness', 'disable-dawn-features=timestamp_quantization'];
+
 export type AdapterKind = 'hardware' | 'software' | 'any';
 
 export interface OpenedAdapter {
@@ -49,9 +60,9 @@ export function describeAdapter(adapter: GPUAdapter): AdapterInfo {
   };
 }
 
-async function tryOpen(backend: 'default' | 'opengles'): Promise<OpenedAdapter | string> {
+async function tryOpen(backend: 'default' | 'opengles', flags: readonly string[]): Promise<OpenedAdapter | string> {
   try {
-    const gpu = create(backend === 'default' ? [] : ['backend=opengles']);
+    const gpu = create(backend === 'default' ? [...flags] : ['backend=opengles', ...flags]);
     const adapter = await gpu.requestAdapter(backend === 'default' ? { powerPreference: 'high-performance' } : { featureLevel: 'compatibility' });
     if (adapter === null) return backend === 'default' ? 'no hardware adapter (create([]) found none)' : 'no OpenGL ES adapter (is EGL/Mesa llvmpipe installed?)';
     return { gpu, adapter, info: describeAdapter(adapter), backend };
@@ -64,16 +75,16 @@ async function tryOpen(backend: 'default' | 'opengles'): Promise<OpenedAdapter |
  * Opens an adapter of the requested kind. 'any' prefers hardware; a software adapter found
  * through the default backend still counts as software. Returns the reasons when none fits.
  */
-export async function openAdapter(kind: AdapterKind): Promise<OpenedAdapter | { reasons: string[] }> {
+export async function openAdapter(kind: AdapterKind, flags?: readonly string[]): Promise<OpenedAdapter | { reasons: string[] }> {
   const reasons: string[] = [];
   if (kind !== 'software') {
-    const hw = await tryOpen('default');
+    const hw = await tryOpen('default', flags ?? HARDWARE_DAWN_FLAGS);
     if (typeof hw !== 'string' && !hw.info.software) return hw;
     reasons.push(typeof hw === 'string' ? hw : `default backend offered only a software adapter (${hw.info.description})`);
     if (typeof hw !== 'string' && kind === 'any') return hw;
     if (kind === 'hardware') return { reasons };
   }
-  const sw = await tryOpen('opengles');
+  const sw = await tryOpen('opengles', flags ?? []);
   if (typeof sw !== 'string') {
     if (kind === 'software' && !sw.info.software) reasons.push(`the OpenGL ES adapter is hardware (${sw.info.description}), not software`);
     else return sw;

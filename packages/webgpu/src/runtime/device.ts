@@ -2,6 +2,7 @@ import { DeviceError, LimitExceededError } from '@kernelkit/core';
 import type { AdapterInfo } from '@kernelkit/ops';
 import type { OpenedAdapter } from './adapter.js';
 import { BufferPool } from './buffer-pool.js';
+import { ClockWarmUp } from './clock-warmup.js';
 import type { Program } from './program.js';
 import { TimestampTimer } from './timestamps.js';
 import { BUF, MAP_READ } from './usage.js';
@@ -15,6 +16,9 @@ const RAISED_LIMITS = [
   'maxComputeWorkgroupSizeY',
   'maxStorageBuffersPerShaderStage',
 ] as const;
+
+/** Default clock warm-up before a timed pass, in ms of full-clock FMA work (chosen from the ramp measurement in bench/ceilings.ts). */
+export const DEFAULT_WARMUP_MS = 60;
 
 export interface Dispatch {
   readonly pipeline: GPUComputePipeline;
@@ -47,6 +51,7 @@ export class GpuDevice {
   private lostReason: string | undefined;
   private readonly lostPromise: Promise<never>;
   private gpu: GPU | undefined;
+  private warmUp: ClockWarmUp | undefined;
 
   private constructor(opened: OpenedAdapter, device: GPUDevice) {
     this.gpu = opened.gpu;
@@ -71,14 +76,22 @@ export class GpuDevice {
     device.onuncapturederror = () => {}; // errors are collected through error scopes instead
   }
 
-  static async open(opened: OpenedAdapter): Promise<GpuDevice> {
+  /** `clockWarmUpMs`: FMA spin before each timed pass (see clock-warmup.ts); default 60 on hardware, 0 on software. */
+  static async open(opened: OpenedAdapter, clockWarmUpMs?: number): Promise<GpuDevice> {
     const a = opened.adapter;
     const requiredLimits: Record<string, number> = {};
     for (const k of RAISED_LIMITS) requiredLimits[k] = Number(a.limits[k]);
     const requiredFeatures: GPUFeatureName[] = [];
     for (const f of ['subgroups', 'timestamp-query'] as const) if (a.features.has(f)) requiredFeatures.push(f);
     const device = await a.requestDevice({ requiredLimits, requiredFeatures });
-    return new GpuDevice(opened, device);
+    const gpu = new GpuDevice(opened, device);
+    gpu.setClockWarmUp(clockWarmUpMs ?? (opened.info.software ? 0 : DEFAULT_WARMUP_MS));
+    return gpu;
+  }
+
+  /** Sets the clock warm-up before timed passes (0 turns it off). */
+  setClockWarmUp(ms: number): void {
+    this.warmUp = ms > 0 && this.timer !== undefined ? new ClockWarmUp(this.device, ms) : undefined;
   }
 
   get hasTimestamps(): boolean {
@@ -189,9 +202,11 @@ export class GpuDevice {
    * its own usage scope), copies `reads` to staging buffers, submits once and maps them.
    * kernelMs spans the pass from its begin to its end timestamp.
    */
-  async execute(dispatches: readonly Dispatch[], reads: readonly ReadRegion[] = [], timing = false): Promise<{ kernelMs: number | undefined; data: ArrayBuffer[] }> {
+  async execute(dispatches: readonly Dispatch[], reads: readonly ReadRegion[] = [], timing = false, warmUp = true): Promise<{ kernelMs: number | undefined; data: ArrayBuffer[] }> {
     const enc = this.device.createCommandEncoder();
     const timed = timing && this.timer !== undefined && dispatches.length > 0;
+    // Long passes ramp the clocks themselves: callers with 100 ms+ passes pass warmUp = false.
+    if (timed && warmUp) this.warmUp?.encode(enc);
     const pass = enc.beginComputePass(timed ? { timestampWrites: this.timer!.writes() } : {});
     for (const d of dispatches) {
       pass.setPipeline(d.pipeline);

@@ -1,0 +1,153 @@
+/**
+ * Ceiling micro-benchmarks, timed the same way as the ops (timestamps around one compute pass):
+ * a 1 GiB copy (scalar and vec4, 1 and 10 dispatches per pass), an FMA-throughput kernel, and a
+ * wall-clock cross-check of the timestamps. Run once per Dawn flag set so the effect of toggles
+ * such as disable_robustness is measured, not guessed.
+ * `node dist/bench/ceilings.js [--flags enable-dawn-features=a,b] [--ops]` (--ops also times a few real ops).
+ */
+import { makeConv2dArgs, makeStencil3dArgs, makeScanArgs, CONV2D_WORKLOADS } from '@kernelkit/ops';
+import { openAdapter } from '../runtime/adapter.js';
+import { GpuDevice, type Dispatch } from '../runtime/device.js';
+import { packParams } from '../runtime/params.js';
+import type { Program } from '../runtime/program.js';
+import { grid1d } from '../runtime/usage.js';
+import { createWebGpuBackend } from '../index.js';
+
+const argv = process.argv.slice(2);
+const flagArg = argv.includes('--flags') ? argv[argv.indexOf('--flags') + 1] : undefined;
+const flags = flagArg ? flagArg.split(' ') : [];
+const median = (xs: number[]): number => (xs.length === 0 ? Number.NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
+
+const copy = (vec: boolean, wg: number): Program => {
+  const t = vec ? 'vec4f' : 'f32';
+  return {
+    name: `copy-${t}-${wg}`,
+    cacheKey: `copy-${t}-${wg}`,
+    workgroupSize: [wg, 1, 1],
+    wgsl: `struct P { n: u32, a: u32, b: u32, c: u32 }
+@group(0) @binding(0) var<storage, read> src: array<${t}>;
+@group(0) @binding(1) var<storage, read_write> dst: array<${t}>;
+@group(0) @binding(2) var<uniform> p: P;
+@compute @workgroup_size(${wg}) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
+  let i = (wid.x + wid.y * nwg.x) * ${wg}u + li;
+  if (i < p.n) { dst[i] = src[i]; }
+}`,
+  };
+};
+
+// 8 independent FMA chains × ITER per thread: compute-bound, result stored so it is not dead code.
+const fma: Program = {
+  name: 'fma',
+  cacheKey: 'fma',
+  workgroupSize: [256, 1, 1],
+  wgsl: `struct P { n: u32, a: u32, b: u32, c: u32 }
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+@compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3u) {
+  var a0 = f32(g.x); var a1 = a0 + 1.0; var a2 = a0 + 2.0; var a3 = a0 + 3.0;
+  var a4 = a0 + 4.0; var a5 = a0 + 5.0; var a6 = a0 + 6.0; var a7 = a0 + 7.0;
+  let m = src[0]; let c = src[1];
+  for (var k = 0u; k < p.a; k++) {
+    a0 = fma(a0, m, c); a1 = fma(a1, m, c); a2 = fma(a2, m, c); a3 = fma(a3, m, c);
+    a4 = fma(a4, m, c); a5 = fma(a5, m, c); a6 = fma(a6, m, c); a7 = fma(a7, m, c);
+  }
+  dst[g.x % 1024u] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+}`,
+};
+
+async function timed(gpu: GpuDevice, ds: Dispatch[], reps = 5): Promise<{ k: number; wall: number }> {
+  await gpu.execute(ds, [], true);
+  const k: number[] = [];
+  const w: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    const r = await gpu.execute(ds, [], true);
+    w.push(performance.now() - t0);
+    if (r.kernelMs !== undefined) k.push(r.kernelMs);
+  }
+  return { k: median(k), wall: median(w) };
+}
+
+async function micro(): Promise<void> {
+  const opened = await openAdapter(argv.includes('--any') ? 'any' : 'hardware', flags);
+  if ('reasons' in opened) throw new Error(opened.reasons.join('; '));
+  const gpu = await GpuDevice.open(opened, 0);
+  console.log(`flags: ${JSON.stringify(flags)} — ${opened.info.description}`);
+  const bytes = argv.includes('--small') ? 1 << 24 : 1 << 30;
+  const a = gpu.storage(bytes);
+  const b = gpu.storage(bytes);
+  for (const [vec, wg] of [[false, 256], [true, 256], [false, 1024], [true, 64]] as const) {
+    const n = bytes / (vec ? 16 : 4);
+    const pipe = gpu.pipeline(copy(vec, wg));
+    const params = gpu.uniform(packParams([['u32', n], ['u32', 0], ['u32', 0], ['u32', 0]]));
+    const d: Dispatch = { pipeline: pipe, bindGroup: gpu.bind(pipe, [a, b, params]), workgroups: grid1d(Math.ceil(n / wg)) };
+    const one = await timed(gpu, [d]);
+    const ten = await timed(gpu, Array<Dispatch>(10).fill(d), 3);
+    console.log(`copy ${vec ? 'vec4' : 'f32 '} wg${wg}: 1×: ${one.k.toFixed(3)} ms = ${((2 * bytes) / one.k / 1e6).toFixed(0)} GB/s (wall ${one.wall.toFixed(2)} ms); 10× in one pass: ${ten.k.toFixed(3)} ms = ${((20 * bytes) / ten.k / 1e6).toFixed(0)} GB/s (wall ${ten.wall.toFixed(2)} ms)`);
+  }
+  // A small copy (16 MiB): per-pass fixed cost shows up here.
+  {
+    const n = (16 << 20) / 4;
+    const pipe = gpu.pipeline(copy(false, 256));
+    const params = gpu.uniform(packParams([['u32', n], ['u32', 0], ['u32', 0], ['u32', 0]]));
+    const d: Dispatch = { pipeline: pipe, bindGroup: gpu.bind(pipe, [a, b, params]), workgroups: grid1d(Math.ceil(n / 256)) };
+    const one = await timed(gpu, [d]);
+    const ten = await timed(gpu, Array<Dispatch>(10).fill(d));
+    console.log(`copy 16 MiB: 1×: ${one.k.toFixed(4)} ms; 10× in one pass: ${ten.k.toFixed(4)} ms (per dispatch ${(ten.k / 10).toFixed(4)})`);
+  }
+  {
+    const iters = 4096;
+    const threads = argv.includes('--small') ? 1024 : 132 * 2048 * 4;
+    const pipe = gpu.pipeline(fma);
+    const params = gpu.uniform(packParams([['u32', threads], ['u32', iters], ['u32', 0], ['u32', 0]]));
+    const d: Dispatch = { pipeline: pipe, bindGroup: gpu.bind(pipe, [a, b, params]), workgroups: [threads / 256, 1, 1] };
+    const r = await timed(gpu, [d]);
+    console.log(`fma: ${r.k.toFixed(3)} ms = ${((threads * iters * 8 * 2) / r.k / 1e9).toFixed(2)} TFLOP/s (wall ${r.wall.toFixed(2)} ms)`);
+  }
+  if (argv.includes('--ramp')) await ramp(gpu, a, b, bytes);
+  gpu.release(a, b);
+  gpu.destroy();
+}
+
+/**
+ * Clock ramp: after 600 ms idle (as between the ops' uploads) one timed 1 GiB vec4 copy, with
+ * 0…60 ms of warm-up spin in front of it. Shows how much warm-up the timed pass needs.
+ */
+async function ramp(gpu: GpuDevice, a: GPUBuffer, b: GPUBuffer, bytes: number): Promise<void> {
+  const n = bytes / 16;
+  const pipe = gpu.pipeline(copy(true, 256));
+  const params = gpu.uniform(packParams([['u32', n], ['u32', 0], ['u32', 0], ['u32', 0]]));
+  const d: Dispatch = { pipeline: pipe, bindGroup: gpu.bind(pipe, [a, b, params]), workgroups: grid1d(Math.ceil(n / 256)) };
+  for (const ms of [0, 2, 10, 25, 60]) {
+    gpu.setClockWarmUp(ms);
+    const ks: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 600));
+      ks.push((await gpu.execute([d], [], true)).kernelMs?.toFixed(4) ?? '—');
+    }
+    console.log(`ramp: idle 600 ms, warm-up ${ms} ms → copy 1 GiB kernel ${ks.join(' / ')} ms`);
+  }
+}
+
+async function ops(): Promise<void> {
+  const be = await createWebGpuBackend({ adapter: 'hardware', dawnFlags: flags });
+  const run = async (label: string, f: () => Promise<{ timing?: { kernelMs?: number } }>, work: number, unit: string) => {
+    await f();
+    const ks: number[] = [];
+    for (let i = 0; i < 3; i++) ks.push((await f()).timing?.kernelMs ?? NaN);
+    const k = median(ks);
+    console.log(`${label}: ${k.toFixed(3)} ms = ${(work / k / 1e3).toPrecision(4)} ${unit}`);
+  };
+  const w = CONV2D_WORKLOADS.seed[0]!;
+  const cargs = makeConv2dArgs(w);
+  for (const v of ['coalesced', 'coarsened']) await run(`conv2d ${w.label} ${v}`, () => be.conv2d(cargs, { variant: v, timing: true }), w.batch * w.height * w.width / 1e6, 'MPix/s');
+  const sargs = makeStencil3dArgs({ n: 512, steps: 10, boundary: 'copy' });
+  for (const v of ['naive', 'tiled', 'streamed']) await run(`stencil 512 ${v}`, () => be.stencil3d(sargs, { variant: v, timing: true }), 512 ** 3 * 10 / 1e9, 'GPts/s');
+  const qargs = makeScanArgs({ n: 40_000_000, dtype: 'f32' });
+  await run('scan 40M rts', () => be.scan(qargs, { variant: 'reduce-then-scan', timing: true }), 320e6 / 1e9, 'GB/s');
+  await be.dispose();
+}
+
+await micro();
+if (argv.includes('--ops')) await ops();
