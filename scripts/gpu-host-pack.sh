@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Project copy of ../shared/gpu-host/pack.sh: also leaves out @tensorflow (a dev dependency of
-# apps/fashion-mnist, only needed for training) so the pack stays under the 60 MiB limit.
+# apps/fashion-mnist, only needed for training) so the pack stays under the 60 MiB limit, and
+# packs the workspaces' own node_modules, which the shared script misses.
 # Packs the built project for a bare Linux x86-64 GPU host that has an NVIDIA driver
 # but no Node.js: a node binary, the runtime node_modules, every built dist/ folder,
 # and the Vulkan/EGL loader libraries. Run it from the project's root after the build.
@@ -31,6 +32,9 @@ fi
 # 3. Runtime dependencies and built output. Build tools, test tools and other
 #    platforms' native binaries stay behind.
 [ -d node_modules ] || { echo "pack.sh: no node_modules here; install and build first" >&2; exit 1; }
+# Workspaces' own node_modules hold the dependencies npm could not hoist (e.g. the bench's
+# tinybench 6 and vega, beside vitest's tinybench 2 at the root).
+mapfile -t nested < <(find apps packages -mindepth 2 -maxdepth 2 -type d -name node_modules)
 mapfile -t dists < <(find . -path ./node_modules -prune -o -type d -name dist -not -path '*/node_modules/*' -print)
 [ ${#dists[@]} -gt 0 ] || { echo "pack.sh: no dist/ folder found; build first" >&2; exit 1; }
 tar -cJf "$out/runtime.tar.xz" \
@@ -43,7 +47,7 @@ tar -cJf "$out/runtime.tar.xz" \
   --exclude='*/dist/darwin-*' --exclude='*/dist/win32-*' --exclude='*/dist/linux-arm64' \
   --exclude='*/dist/darwin-*.dawn.node' --exclude='*/dist/win32-*.dawn.node' \
   --exclude='node_modules/gl/angle' --exclude='node_modules/gl/build/Release/obj.target' \
-  node_modules "${dists[@]}"
+  node_modules "${nested[@]}" "${dists[@]}"
 cp "$here/on-host.sh" "$out/on-host.sh"
 
 size=$(du -sm "$out" | cut -f1)

@@ -11,12 +11,13 @@ export interface ModeProbe {
 }
 
 /**
- * Largest output (and input) per kernel call, in elements. The GL backends address textures
- * through f32 arithmetic, which is exact only for integers below 2^24; 2^22 keeps every index
- * and texel coordinate well inside that. webgpu and webasm index with integers, so their
- * limit is memory: 2^26 f32 = 256 MiB per buffer.
+ * Largest output (and input) per kernel call, in elements. gpu.js kernels do their index
+ * arithmetic (`this.thread.x`, `y * width + x`) in f32 in every mode, which is exact only for
+ * integers below 2^24. Measured on the H100 in webgpu mode: with 2^26 cells per call, conv2d
+ * 8192² K=5, a 40M u32 scan and conv layers at B=10000 returned wrong elements past index 2^24;
+ * so no mode may exceed 2^24, and the GL backends keep 2^22 for texel coordinates.
  */
-const MAX_CELLS: Record<GpujsMode, number> = { webgpu: 2 ** 26, headlessgl: 2 ** 22, webasm: 2 ** 24, cpu: 2 ** 24 };
+const MAX_CELLS: Record<GpujsMode, number> = { webgpu: 2 ** 24, headlessgl: 2 ** 22, webasm: 2 ** 24, cpu: 2 ** 24 };
 
 /** Settings every kernel gets: f32 textures and highp on GL, sizes of inputs free to vary. */
 export const KERNEL_DEFAULTS = { tactic: 'precision', precision: 'single', dynamicArguments: true } as const;

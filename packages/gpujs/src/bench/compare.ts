@@ -57,6 +57,12 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 /** Warm-up call (compiles kernels) + `reps` timed calls; returns the median and the last result. */
 async function time<T>(reps: number, fn: () => Promise<T>): Promise<{ ms: number; result: T; runs: number }> {
+  if (reps === 0) {
+    // Too long to repeat: the single (cold) call is the measurement.
+    const t0 = performance.now();
+    const result = await fn();
+    return { ms: performance.now() - t0, result, runs: 1 };
+  }
   let result = await fn();
   const ts: number[] = [];
   for (let i = 0; i < reps; i++) {
@@ -110,7 +116,9 @@ async function main(): Promise<void> {
       await add(w.id, w.label, () => backend.gridSearch(args), (d) => {
         // The f64 brute force is affordable up to ~1e8 points; above that, check count > 0 and order.
         if (w.stepsPerDim ** 10 <= 1e8) return verifyResult('gridSearch', args, d as never);
-        return (d as { count: number }).count >= 0 ? undefined : 'negative count';
+        // Too big for the f64 brute force here: report the count (the CPU and Piscina backends
+        // find 9 316 at 8 steps and 11 608 on the full grid) instead of claiming a check.
+        return `unchecked: ${(d as { count: number }).count} points`;
       }, full ? 0 : reps);
     }
     for (const w of quick ? CONV_LAYER_WORKLOADS.small : CONV_LAYER_WORKLOADS.seed.filter((s) => s.batch >= 1000)) {
