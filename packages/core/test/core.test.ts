@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AbortError,
+  assertInteger,
+  assertOneOf,
+  assertTypedArray,
+  BackendUnavailableError,
+  checkedProduct,
+  InvalidArgumentError,
+  KernelkitError,
+  makeTiming,
+  readEnumEnv,
+  throwIfAborted,
+} from '../src/index.js';
+
+describe('named errors', () => {
+  it('InvalidArgumentError names the parameter in .parameter and the message', () => {
+    const e = new InvalidArgumentError('k', 'must be odd');
+    expect(e).toBeInstanceOf(KernelkitError);
+    expect(e.name).toBe('InvalidArgumentError');
+    expect(e.code).toBe('ERR_KERNELKIT_INVALID_ARGUMENT');
+    expect(e.parameter).toBe('k');
+    expect(e.message).toBe('k: must be odd');
+  });
+  it('BackendUnavailableError lists every failure', () => {
+    const e = new BackendUnavailableError('no backend could start', [
+      { backend: 'webgpu', reason: 'no adapter' },
+      { backend: 'piscina', reason: 'worker missing' },
+    ]);
+    expect(e.message).toContain('webgpu: no adapter');
+    expect(e.message).toContain('piscina: worker missing');
+    expect(e.failures).toHaveLength(2);
+  });
+  it('throwIfAborted carries the signal reason as cause', () => {
+    const ac = new AbortController();
+    throwIfAborted(ac.signal);
+    const reason = new Error('stop');
+    ac.abort(reason);
+    try {
+      throwIfAborted(ac.signal);
+      expect.fail('should throw');
+    } catch (e) {
+      expect(e).toBeInstanceOf(AbortError);
+      expect((e as Error).cause).toBe(reason);
+    }
+  });
+});
+
+describe('guards', () => {
+  it.each([
+    [2.5, /expected an integer, got 2.5/],
+    [Number.NaN, /expected an integer, got NaN/],
+    [Number.POSITIVE_INFINITY, /expected an integer, got Infinity/],
+    ['3', /expected an integer, got "3"/],
+    [0, /must be >= 1, got 0/],
+    [11, /must be <= 10, got 11/],
+  ])('assertInteger rejects %s', (v, msg) => {
+    expect(() => assertInteger(v, 'width', 1, 10)).toThrow(msg);
+    expect(() => assertInteger(v, 'width', 1, 10)).toThrow(/^width: /);
+  });
+  it('assertTypedArray checks the type and the length, and spots detached buffers', () => {
+    expect(() => assertTypedArray(new Float64Array(4), 'input', [Float32Array])).toThrow(/input: expected Float32Array, got Float64Array\(4\)/);
+    expect(() => assertTypedArray(new Float32Array(3), 'input', [Float32Array], 4, 'h*w')).toThrow(/expected length 4 \(h\*w\), got 3/);
+    const a = new Float32Array(4);
+    structuredClone(a.buffer, { transfer: [a.buffer] });
+    expect(() => assertTypedArray(a, 'input', [Float32Array], 4)).toThrow(InvalidArgumentError);
+    expect(() => assertTypedArray(new Float32Array(4), 'input', [Float32Array], 4)).not.toThrow();
+  });
+  it('assertOneOf lists the allowed values', () => {
+    expect(() => assertOneOf('wrap', 'boundary', ['zero', 'copy'])).toThrow(/boundary: expected one of "zero", "copy", got "wrap"/);
+  });
+  it('checkedProduct refuses sizes past the limit', () => {
+    expect(checkedProduct('input', [2, 3, 4])).toBe(24);
+    expect(() => checkedProduct('input', [2 ** 20, 2 ** 20], 2 ** 32)).toThrow(/input: total size/);
+  });
+});
+
+describe('env and timing', () => {
+  it('readEnumEnv accepts known values case-insensitively and names the variable otherwise', () => {
+    expect(readEnumEnv('KERNELKIT_BACKEND', ['cpu', 'webgpu'], { KERNELKIT_BACKEND: ' CPU ' })).toBe('cpu');
+    expect(readEnumEnv('KERNELKIT_BACKEND', ['cpu'], {})).toBeUndefined();
+    expect(() => readEnumEnv('KERNELKIT_BACKEND', ['cpu'], { KERNELKIT_BACKEND: 'cuda' })).toThrow(/KERNELKIT_BACKEND: environment variable must be one of cpu, got "cuda"/);
+  });
+  it('makeTiming keeps only defined parts', () => {
+    expect(makeTiming({ totalMs: 5, kernelMs: undefined, uploadMs: 1 })).toEqual({ totalMs: 5, uploadMs: 1 });
+  });
+});
