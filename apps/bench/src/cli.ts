@@ -6,6 +6,13 @@ import { UsageError, parseBenchArgs } from './args.js';
 import { formatTable } from './output/table.js';
 import { writeOutputs } from './output/write.js';
 import { runBench } from './run.js';
+import type { Row } from './types.js';
+
+function rowLine(r: Row): string {
+  const what = `${r.op} ${r.caseId} ${r.backend}/${r.variant}`;
+  if (r.status === 'ok') return `${what}: median ${r.stats.medianMs.toFixed(3)} ms (${r.stats.samples} samples)`;
+  return `${what}: ${r.status}: ${r.status === 'errored' ? r.message : r.reason}`;
+}
 
 async function main(): Promise<number> {
   let o;
@@ -32,6 +39,10 @@ async function main(): Promise<number> {
   const report = await runBench(o, {
     onTotal: (n) => bar?.start(n, 0, { step: '' }),
     onStep: (step) => bar?.increment(1, { step }),
+    // Without a bar, log each row to stderr as it lands: a run killed by a timeout keeps them.
+    onRow: (row) => {
+      if (!bar) process.stderr.write(`${rowLine(row)}\n`);
+    },
   });
   bar?.stop();
   process.stdout.write(formatTable(report));

@@ -11,6 +11,8 @@ import type { BackendStart, BenchOptions, BenchReport, Row } from './types.js';
 export interface RunHooks {
   readonly loaders?: BackendLoaders;
   readonly onStep?: (label: string) => void;
+  /** Each row as soon as it is measured, so a run cut short (a device-time limit) still reports. */
+  readonly onRow?: (row: Row) => void;
   readonly onTotal?: (total: number) => void;
 }
 
@@ -57,7 +59,11 @@ export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<B
         let args = argsCache.get(c.id);
         if (!args) argsCache.set(c.id, (args = await c.make()));
         const variants = ladderOrder(c.op, b.variants(c.op)).filter((v) => o.variants === undefined || o.variants.includes(v));
-        for (const variant of variants) rows.push(await runRow(b, name, c, variant, args, o, cpuRef));
+        for (const variant of variants) {
+          const row = await runRow(b, name, c, variant, args, o, cpuRef);
+          rows.push(row);
+          hooks.onRow?.(row);
+        }
         hooks.onStep?.(`${name} ${c.id}`);
       }
     } finally {

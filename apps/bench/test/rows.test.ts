@@ -42,3 +42,12 @@ describe('row tagging', () => {
     expect(r.backends.find((b) => b.backend === 'webgpu')?.status).toBe('skipped');
   });
 });
+
+describe('streaming rows', () => {
+  it('hands every measured row to onRow as it lands, in report order', async () => {
+    const seen: string[] = [];
+    const r = await runBench({ workload: 'tiny', ops: ['scan'], backends: ['cpu'], progress: false }, { onRow: (row) => seen.push(`${row.caseId}/${row.variant}/${row.status}`) });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen).toEqual(r.rows.map((row) => `${row.caseId}/${row.variant}/${row.status}`));
+  });
+});
