@@ -16,13 +16,16 @@ const STORAGE_FILTER = '@group(0) @binding(1) var<storage, read> filt: array<f32
 const UNIFORM_FILTER = (k: number) =>
   `@group(0) @binding(1) var<uniform> filt: array<vec4<f32>, ${Math.ceil((k * k) / 4)}>;\nfn fv(i: i32) -> f32 { return filt[i / 4][i % 4]; }`;
 
-/** The seed's baseline: thread index → row, so neighbouring threads read different rows. */
-export function conv2dNaive(k: number): Program {
+/**
+ * The two untiled rungs share one body and differ only in how invocations map to pixels,
+ * which is the whole lesson of the seeds' first step: coalescing.
+ */
+function conv2dDirect(name: string, k: number, workgroup: readonly [number, number], mapping: string): Program {
   const wgsl = `${HEADER(STORAGE_FILTER)}
 const K: i32 = ${k}; const R: i32 = ${(k - 1) / 2};
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+@compute @workgroup_size(${workgroup.join(', ')}) fn main(@builtin(global_invocation_id) g: vec3u) {
   let h = i32(p.h); let w = i32(p.w);
-  let y = i32(g.x); let x = i32(g.y);
+  ${mapping}
   if (y >= h || x >= w) { return; }
   let base = g.z * p.h * p.w;
   var acc = 0.0;
@@ -37,31 +40,17 @@ const K: i32 = ${k}; const R: i32 = ${(k - 1) / 2};
   }
   outp[base + u32(y * w + x)] = acc;
 }`;
-  return { name: 'conv2d-naive', cacheKey: `conv2d-naive-k${k}`, workgroupSize: [64, 1, 1], wgsl };
+  return { name, cacheKey: `${name}-k${k}`, workgroupSize: [workgroup[0], workgroup[1], 1], wgsl };
+}
+
+/** The seed's baseline: thread index → row, so neighbouring threads read different rows. */
+export function conv2dNaive(k: number): Program {
+  return conv2dDirect('conv2d-naive', k, [64, 1], 'let y = i32(g.x); let x = i32(g.y);');
 }
 
 /** x fastest across a 32×8 workgroup: a warp reads 32 consecutive floats per filter tap. */
 export function conv2dCoalesced(k: number): Program {
-  const wgsl = `${HEADER(STORAGE_FILTER)}
-const K: i32 = ${k}; const R: i32 = ${(k - 1) / 2};
-@compute @workgroup_size(32, 8) fn main(@builtin(global_invocation_id) g: vec3u) {
-  let h = i32(p.h); let w = i32(p.w);
-  let x = i32(g.x); let y = i32(g.y);
-  if (y >= h || x >= w) { return; }
-  let base = g.z * p.h * p.w;
-  var acc = 0.0;
-  for (var i = 0; i < K; i++) {
-    let yy = y + i - R;
-    if (yy < 0 || yy >= h) { continue; }
-    for (var j = 0; j < K; j++) {
-      let xx = x + j - R;
-      if (xx < 0 || xx >= w) { continue; }
-      acc += inp[base + u32(yy * w + xx)] * fv(i * K + j);
-    }
-  }
-  outp[base + u32(y * w + x)] = acc;
-}`;
-  return { name: 'conv2d-coalesced', cacheKey: `conv2d-coalesced-k${k}`, workgroupSize: [32, 8, 1], wgsl };
+  return conv2dDirect('conv2d-coalesced', k, [32, 8], 'let x = i32(g.x); let y = i32(g.y);');
 }
 
 /**
