@@ -43,6 +43,11 @@ async function main(): Promise<number> {
     onRow: (row) => {
       if (!bar) process.stderr.write(`${rowLine(row)}\n`);
     },
+    // The files exist (marked partial) from the first row on, so a killed run keeps its rows.
+    // Only --json/--md: the --out file name depends on the adapter, unknown before WebGPU opens.
+    onPartial: async (partial) => {
+      await writeOutputs(partial, { ...(o.json ? { json: o.json } : {}), ...(o.md ? { md: o.md } : {}) }, false);
+    },
   });
   bar?.stop();
   process.stdout.write(formatTable(report));

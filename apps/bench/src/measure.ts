@@ -49,3 +49,9 @@ export async function measure(fn: () => Promise<number | undefined>, estMs: numb
   const stats: Stats = { samples: l.samplesCount, medianMs: l.p50, meanMs: l.mean, p75Ms: l.p75, p99Ms: l.p99, minMs: l.min, maxMs: l.max };
   return kernel.length ? { stats, kernelMedianMs: median(kernel) } : { stats };
 }
+
+/** One already-timed run as the row's only sample (multi-second rows; see runRow). */
+export function singleSample(ms: number, kernelMs: number | undefined): Measured {
+  const stats: Stats = { samples: 1, medianMs: ms, meanMs: ms, p75Ms: ms, p99Ms: ms, minMs: ms, maxMs: ms };
+  return kernelMs === undefined ? { stats } : { stats, kernelMedianMs: kernelMs };
+}

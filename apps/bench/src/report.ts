@@ -3,12 +3,18 @@
  * Regenerates the markdown reports and charts from the committed result files:
  * `node apps/bench/dist/report.js [benchmarks/results]`. Files named webgpu-*, piscina-* or
  * gpujs-* belong to the backend authors: they are indexed but never rewritten.
+ *
+ * `node apps/bench/dist/report.js merge --out DIR part1.json part2.json …` joins the parts of one
+ * machine's run (e.g. the seed workload split by op across GPU-host calls) into
+ * DIR/<machine>-<date>.json/.md and charts.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { formatMarkdown } from './output/markdown.js';
 import { renderCharts } from './output/svg.js';
 import type { BenchReport } from './types.js';
+import { mergeReports } from './merge.js';
+import { writeOutputs } from './output/write.js';
 
 const OTHERS = /^(webgpu|piscina|gpujs)-/;
 
@@ -38,7 +44,16 @@ async function main(dir: string): Promise<void> {
   await writeFile(join(dir, 'README.md'), index.join('\n') + '\n');
 }
 
-main(resolve(process.argv[2] ?? 'benchmarks/results')).catch((err: unknown) => {
+async function merge(args: readonly string[]): Promise<void> {
+  const i = args.indexOf('--out');
+  const out = i >= 0 ? args[i + 1] : undefined;
+  const files = args.filter((_, j) => j !== i && j !== i + 1);
+  if (out === undefined || out.startsWith('--') || files.length === 0) throw new Error('usage: report.js merge --out DIR part1.json [part2.json …]');
+  const parts = await Promise.all(files.map(async (f) => ({ name: basename(f), report: JSON.parse(await readFile(f, 'utf8')) as BenchReport })));
+  for (const w of await writeOutputs(mergeReports(parts), { out })) process.stderr.write(`wrote ${w}\n`);
+}
+
+(process.argv[2] === 'merge' ? merge(process.argv.slice(3)) : main(resolve(process.argv[2] ?? 'benchmarks/results'))).catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

@@ -86,4 +86,10 @@ export interface BenchReport {
   readonly rows: readonly Row[];
   readonly wallMs: number;
   readonly checkPolicy: string;
+  /** The CPU backend's default variant per op: the sequential baseline of `speedupVsSequential`. */
+  readonly sequentialBaseline?: Readonly<Partial<Record<OpName, string>>>;
+  /** Present while a run is still going: the file was written after a row, not at the end. */
+  readonly partial?: { readonly rowsDone: number; /** backend × workload-case pairs (each has one row per variant) */ readonly pairsPlanned: number };
+  /** Set by `report.js merge`: the part files this report was merged from. */
+  readonly mergedFrom?: readonly string[];
 }

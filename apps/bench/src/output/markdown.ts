@@ -16,9 +16,11 @@ export function formatMarkdown(r: BenchReport): string {
     '|---|---|---|---|',
     ...r.backends.map((b) => `| ${b.backend} | ${b.status} | ${b.startMs === undefined ? '' : fmtMs(b.startMs)} | ${(b.description ?? b.reason ?? '').replace(/\|/g, '\\|')} |`),
     '',
+    ...(r.partial ? [`**Partial**: ${r.partial.rowsDone} rows measured of ${r.partial.pairsPlanned} backend × case pairs planned; the run was still going (or was stopped) when this was written.`, ''] : []),
+    ...(r.mergedFrom ? [`Merged from ${r.mergedFrom.length} runs on this machine: ${r.mergedFrom.join(', ')}.`, ''] : []),
     `Correctness: ${r.checkPolicy}`,
     '',
-    'Times are medians of sequential runs (tinybench); "first call" is the cold first run (pipeline compiles, pool warm-up); "kernel" is the backend-reported compute time where it has one; speed-ups are of medians, over the sequential CPU backend and over the previous rung of the same backend\'s ladder.',
+    'Times are medians of sequential runs (tinybench; rows whose warm run exceeds the single-shot bound report that one run, samples = 1); "first call" is the cold first run (pipeline compiles, pool warm-up); "kernel" is the backend-reported compute time where it has one; speed-ups are of medians, over the sequential CPU backend and over the previous rung of the same backend\'s ladder.',
   ];
   for (const op of OP_NAMES) {
     const rows = r.rows.filter((x) => x.op === op);

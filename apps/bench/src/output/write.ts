@@ -1,13 +1,16 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { BenchReport } from '../types.js';
 import { formatMarkdown } from './markdown.js';
 import { renderCharts } from './svg.js';
 import { machineSlug } from '../machine.js';
 
+/** Write-then-rename, so a run killed mid-write (a device-time limit) leaves the previous file whole. */
 async function put(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, text);
+  await rename(tmp, path);
 }
 
 /** The GPU in the file name when WebGPU ran on hardware, so results from one host sort together. */
@@ -18,7 +21,8 @@ export function resultBaseName(r: BenchReport): string {
   return `${machineSlug(r.machine, name)}-${r.date.slice(0, 10)}`;
 }
 
-export async function writeOutputs(r: BenchReport, o: { json?: string; md?: string; svg?: string; out?: string }): Promise<string[]> {
+/** Writes every output `o` asks for; `charts: false` skips the SVGs (partial reports after each row). */
+export async function writeOutputs(r: BenchReport, o: { json?: string; md?: string; svg?: string; out?: string }, charts = true): Promise<string[]> {
   const written: string[] = [];
   const json = JSON.stringify(r, null, 2) + '\n';
   const md = formatMarkdown(r);
@@ -30,7 +34,7 @@ export async function writeOutputs(r: BenchReport, o: { json?: string; md?: stri
     await put(`${base}.md`, md);
     written.push(`${base}.json`, `${base}.md`);
   }
-  if (o.svg || base) {
+  if (charts && (o.svg || base)) {
     for (const [op, svg] of await renderCharts(r)) {
       const path = o.svg ? join(o.svg, `${op}.svg`) : `${base}-${op}.svg`;
       await put(path, svg);

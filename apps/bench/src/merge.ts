@@ -1,0 +1,51 @@
+import type { OpName } from '@kernelkit/ops';
+import { withSpeedups } from './ladder.js';
+import type { BackendStart, BenchReport, Row } from './types.js';
+
+const rowKey = (r: Row): string => `${r.op}\u0000${r.caseId}\u0000${r.backend}\u0000${r.variant}`;
+
+/**
+ * Joins the parts of one machine's run that had to be split (a 10-minute GPU-host call each)
+ * into one report. Refuses parts from different workloads or hosts: speed-ups across machines
+ * would be meaningless. A row measured in several parts keeps its last measurement.
+ */
+export function mergeReports(parts: readonly { readonly name: string; readonly report: BenchReport }[]): BenchReport {
+  const first = parts[0];
+  if (first === undefined) throw new Error('merge: no reports given');
+  for (const { name, report } of parts) {
+    if (report.schema !== 'kernelkit-bench/1') throw new Error(`merge: ${name} is not a kernelkit-bench/1 report`);
+    if (report.workload !== first.report.workload) throw new Error(`merge: ${name} is the ${report.workload} workload, ${first.name} is ${first.report.workload}`);
+    if (report.machine.hostname !== first.report.machine.hostname || report.machine.cpu !== first.report.machine.cpu) {
+      throw new Error(`merge: ${name} ran on ${report.machine.hostname} (${report.machine.cpu}), ${first.name} on ${first.report.machine.hostname} (${first.report.machine.cpu})`);
+    }
+  }
+  const rows = new Map<string, Row>();
+  const backends = new Map<string, BackendStart>();
+  const baseline: Partial<Record<OpName, string>> = {};
+  for (const { report } of parts) {
+    for (const r of report.rows) {
+      rows.delete(rowKey(r)); // re-insert so order follows the latest part
+      rows.set(rowKey(r), r);
+    }
+    for (const b of report.backends) if (b.status === 'ok' || !backends.has(b.backend)) backends.set(b.backend, b);
+    Object.assign(baseline, report.sequentialBaseline ?? {});
+  }
+  const partial = parts.filter((p) => p.report.partial !== undefined).map((p) => p.name);
+  const stripped = [...rows.values()].map((r) => {
+    if (r.status !== 'ok') return r;
+    const { speedupVsSequential: _s, speedupVsPrevious: _p, ...rest } = r;
+    return rest as Row;
+  });
+  return {
+    schema: 'kernelkit-bench/1',
+    date: parts.map((p) => p.report.date).sort()[0]!,
+    workload: first.report.workload,
+    machine: first.report.machine,
+    backends: [...backends.values()],
+    rows: withSpeedups(stripped, baseline),
+    wallMs: parts.reduce((s, p) => s + p.report.wallMs, 0),
+    checkPolicy: first.report.checkPolicy + (partial.length ? ` Parts stopped before their end (their remaining rows are missing): ${partial.join(', ')}.` : ''),
+    sequentialBaseline: baseline,
+    mergedFrom: parts.map((p) => p.name),
+  };
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { createCpuBackend } from '@kernelkit/cpu';
+import type { BackendLoaders } from 'kernelkit';
+import { mergeReports } from '../src/merge.js';
+import { runBench } from '../src/run.js';
+import type { BenchOptions, BenchReport } from '../src/types.js';
+
+const loaders: BackendLoaders = { cpu: async () => createCpuBackend() };
+const base: BenchOptions = { workload: 'tiny', ops: ['scan'], backends: ['cpu'], progress: false };
+
+describe('partial reports and merging', () => {
+  it('hands a partial report to onPartial after every row, then returns a complete one', async () => {
+    const partials: BenchReport[] = [];
+    const r = await runBench(base, { loaders, onPartial: (p) => void partials.push(p) });
+    expect(r.partial).toBeUndefined();
+    expect(partials.length).toBe(r.rows.length);
+    partials.forEach((p, i) => {
+      expect(p.partial).toEqual({ rowsDone: i + 1, pairsPlanned: 2 }); // tiny scan: u32 and f32 cases, one backend
+      expect(p.rows.length).toBe(i + 1);
+    });
+    expect(r.sequentialBaseline?.scan).toBe(createCpuBackend().variants('scan')[0]);
+  });
+
+  it('merges parts split by op into one report with speed-ups recomputed against the CPU baseline', async () => {
+    const scan = await runBench(base, { loaders });
+    const conv = await runBench({ ...base, ops: ['conv2d'] }, { loaders });
+    const m = mergeReports([
+      { name: 'a.json', report: scan },
+      { name: 'b.json', report: conv },
+    ]);
+    expect(m.rows.length).toBe(scan.rows.length + conv.rows.length);
+    expect(m.mergedFrom).toEqual(['a.json', 'b.json']);
+    expect(m.sequentialBaseline).toMatchObject({ scan: scan.sequentialBaseline?.scan, conv2d: conv.sequentialBaseline?.conv2d });
+    const cpuConv = m.rows.find((r) => r.op === 'conv2d' && r.backend === 'cpu' && r.variant === m.sequentialBaseline?.conv2d);
+    expect(cpuConv?.status === 'ok' && cpuConv.speedupVsSequential).toBe(1);
+    expect(m.wallMs).toBeCloseTo(scan.wallMs + conv.wallMs);
+  });
+
+  it('a row measured in two parts keeps the later measurement', async () => {
+    const a = await runBench(base, { loaders });
+    const b = await runBench(base, { loaders });
+    const m = mergeReports([
+      { name: 'a.json', report: a },
+      { name: 'b.json', report: b },
+    ]);
+    expect(m.rows.length).toBe(a.rows.length);
+    const first = m.rows[0]!;
+    const later = b.rows.find((r) => r.caseId === first.caseId && r.variant === first.variant);
+    expect(first.status === 'ok' && later?.status === 'ok' && first.stats).toEqual(later?.status === 'ok' && later.stats);
+  });
+
+  it('refuses parts from another workload or another machine, naming the file', async () => {
+    const a = await runBench(base, { loaders });
+    expect(() => mergeReports([])).toThrow(/no reports/);
+    expect(() => mergeReports([{ name: 'a.json', report: a }, { name: 'b.json', report: { ...a, workload: 'small' } }])).toThrow(/b\.json is the small workload/);
+    expect(() => mergeReports([{ name: 'a.json', report: a }, { name: 'c.json', report: { ...a, machine: { ...a.machine, hostname: 'elsewhere' } } }])).toThrow(/c\.json ran on elsewhere/);
+  });
+
+  it('notes parts that stopped early', async () => {
+    const a = await runBench(base, { loaders });
+    const m = mergeReports([{ name: 'cut.json', report: { ...a, partial: { rowsDone: 1, pairsPlanned: 9 } } }]);
+    expect(m.checkPolicy).toMatch(/stopped before their end.*cut\.json/);
+  });
+});
