@@ -3,7 +3,7 @@
  *
  *   node packages/piscina/dist/bench/scaling.js --out DIR [--threads 1,2,4,8,16] [--quick]
  *        [--ops conv2d,stencil3d,scan,convLayer,gridSearch|none] [--runs 3] [--max-seq-s 60]
- *        [--budget-s 540] [--merge] [--full-cs610]
+ *        [--budget-s 540] [--merge [--missing]] [--full-cs610]
  *
  * For every workload: the CPU backend once (median of 3 when a run takes under 2 s), then the
  * Piscina backend at each thread count (a fresh pool per count, warmed up on the op's small
@@ -26,6 +26,9 @@
  * existing DIR/piscina-scaling.json (same op, workload, variant and mode: replaced), so the
  * seed set can be measured in several commands, e.g.
  *   --ops conv2d,stencil3d,scan   then   --ops convLayer,gridSearch --merge   then   --ops none --full-cs610 --merge
+ * --missing (with --merge) measures only the workloads the merged file lacks at every thread
+ * count (skipped earlier for the budget), so the holes of a table fill over several commands;
+ * its sequential times also serve as the estimates that decide what fits.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -69,6 +72,7 @@ const { values: argv } = parseArgs({
     'full-cs610': { type: 'boolean', default: false },
     'budget-s': { type: 'string', default: '540' },
     merge: { type: 'boolean', default: false },
+    missing: { type: 'boolean', default: false },
     'cs610-steps': { type: 'string', default: '13' },
     help: { type: 'boolean', default: false },
   },
@@ -79,7 +83,7 @@ function usage(msg?: string): never {
   process.stderr.write(
     'usage: node packages/piscina/dist/bench/scaling.js --out DIR [--threads 1,2,4,8,16] [--quick]\n' +
       '         [--ops conv2d,stencil3d,scan,convLayer,gridSearch|none] [--runs 3] [--max-seq-s 60]\n' +
-      '         [--budget-s 540] [--merge] [--full-cs610]\n',
+      '         [--budget-s 540] [--merge [--missing]] [--full-cs610]\n',
   );
   process.exit(msg ? 2 : 0);
 }
@@ -465,9 +469,17 @@ async function main(): Promise<void> {
   };
   log(`scaling: ${m.cpu}, ${m.availableParallelism} threads available; threads ${THREADS.join(',')}; ${QUICK ? 'quick' : 'seed'} workloads; runs ${RUNS}; budget ${BUDGET_MS / 1000} s`);
   const mine: Row[] = [];
+  const complete = (r: Row | undefined): boolean => r !== undefined && r.skipped === undefined && THREADS.every((t) => r.piscina.some((p) => p.threads === t));
   for (const w of workloads()) {
-    // Estimate from the last measured workload of the same op and variant, scaled by work.
-    const prev = [...mine].reverse().find((r) => r.op === w.op && r.variant === w.variant && r.seqMs !== undefined);
+    const had = earlier?.rows.find((r) => rowKey(r) === rowKey({ op: w.op, workload: w.id, variant: w.variant, mode: w.mode } as Row));
+    if (argv.missing && complete(had)) {
+      log(`[${elapsed()}] ${w.op} ${w.id} (${w.variant}): already measured, kept (--missing)`);
+      continue;
+    }
+    // Estimate from the last measured workload of the same op and variant (this run's first,
+    // then the merged file's), scaled by work.
+    const known = [...(earlier?.rows ?? []), ...mine];
+    const prev = [...known].reverse().find((r) => r.op === w.op && r.variant === w.variant && r.seqMs !== undefined);
     const estimate = prev === undefined ? undefined : (prev.seqMs! * w.work) / prev.work;
     const row = await measureWorkload(w, estimate);
     mine.push(row);
