@@ -8,5 +8,5 @@ cp -n benchmarks/results/piscina-scaling-h100host-2026-11-22.json "$OUT/ps/pisci
 if [ "${SKIP_CEILINGS:-0}" != 1 ]; then
   timeout 150 node packages/piscina/dist/bench/ceilings.js --out "$OUT/ps" --runs 3 2>&1 | tail -30
 fi
-timeout "${FILL_S:-560}" node packages/piscina/dist/bench/scaling.js --out "$OUT/ps" --ops gridSearch,convLayer --merge --missing \
-  --runs 1 --max-seq-s 200 --budget-s "${BUDGET_S:-540}" 2>&1 | tail -40
+timeout "${FILL_S:-430}" node packages/piscina/dist/bench/scaling.js --out "$OUT/ps" --ops gridSearch,convLayer --merge --missing \
+  --runs 1 --max-seq-s 200 --budget-s "${BUDGET_S:-410}" 2>&1 | tail -40
