@@ -12,7 +12,9 @@ cd "$root"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/gpu-host
 out=.gpu-host
 mkdir -p "$out"
-grep -qxF "/$out/" .git/info/exclude 2>/dev/null || echo "/$out/" >> .git/info/exclude
+exclude=$(git rev-parse --git-path info/exclude) # a worktree has a .git file, not a folder
+mkdir -p "$(dirname "$exclude")"
+grep -qxF "/$out/" "$exclude" 2>/dev/null || echo "/$out/" >> "$exclude"
 
 # 1. Node.js itself, compressed (the host has none).
 if [ "$(cat "$out/node.version" 2>/dev/null)" != "$(node --version)" ]; then
