@@ -5,7 +5,10 @@ import { mergeReports } from '../src/merge.js';
 import { runBench } from '../src/run.js';
 import type { BenchOptions, BenchReport } from '../src/types.js';
 
-const loaders: BackendLoaders = { cpu: async () => createCpuBackend() };
+const unused = async (): Promise<never> => {
+  throw new Error('only the cpu backend runs in these tests');
+};
+const loaders: BackendLoaders = { cpu: async () => createCpuBackend(), piscina: unused, webgpu: unused, gpujs: unused };
 const base: BenchOptions = { workload: 'tiny', ops: ['scan'], backends: ['cpu'], progress: false };
 
 describe('partial reports and merging', () => {
