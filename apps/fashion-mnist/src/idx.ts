@@ -3,11 +3,11 @@
  *
  * Layout (big-endian): u32 magic = 0x00000800 | (type << 8) | dims, then one u32 per dimension,
  * then the payload. Images: magic 0x00000803 (u8, 3 dims: count, rows, cols); labels: magic
- * 0x00000801 (u8, 1 dim: count). Every check names the file and the byte offset (in the
- * decompressed stream) where the problem is.
+ * 0x00000801 (u8, 1 dim: count). Every check names the file and the byte offset where the
+ * problem is: in the compressed file for gzip errors, in the decompressed stream for IDX errors.
  */
 import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { constants as zlibConstants, gunzipSync } from 'node:zlib';
 import { FileFormatError } from '@kernelkit/core';
 
 export const IDX_IMAGES_MAGIC = 0x00000803;
@@ -29,16 +29,49 @@ export interface IdxLabels {
 }
 
 function gunzip(gz: Uint8Array, file: string): Uint8Array {
+  if (gz.length === 0) throw new FileFormatError(file, 'not a gzip stream: the file is empty (0 bytes; expected the gzip magic 1f 8b at byte offset 0)');
   if (gz.length < 2 || gz[0] !== 0x1f || gz[1] !== 0x8b) {
-    throw new FileFormatError(file, `not a gzip stream: bytes 0..1 are ${hex(gz, 0, 2)}, expected 1f 8b`);
+    throw new FileFormatError(file, `not a gzip stream: byte offset 0 holds ${hex(gz, 0, 2)}, expected the gzip magic 1f 8b`);
   }
   try {
     return gunzipSync(gz);
   } catch (err) {
-    // zlib does not report where the stream broke; the compressed length tells the reader how much arrived.
-    const why = err instanceof Error ? err.message : String(err);
-    throw new FileFormatError(file, `gzip stream truncated or corrupt (${gz.length} compressed bytes read to byte offset ${gz.length}): ${why}`, undefined, { cause: err });
+    throw new FileFormatError(file, gzipFailure(gz, err), undefined, { cause: err });
   }
+}
+
+/** Only zlib's own errors are data errors (a RangeError for an output over the buffer limit is not). */
+const zlibDataError = (err: unknown): boolean => err instanceof Error && typeof (err as { errno?: unknown }).errno === 'number';
+
+/**
+ * zlib does not say where a stream broke, so this finds out (on the error path only): a sync-flush
+ * decode of the whole input succeeds when the stream merely stops early; otherwise the shortest
+ * prefix that already fails ends at the byte where zlib detects the damage.
+ */
+function gzipFailure(gz: Uint8Array, err: unknown): string {
+  const why = err instanceof Error ? err.message : String(err);
+  const partial = (n: number): number | undefined => {
+    try {
+      return gunzipSync(gz.subarray(0, n), { finishFlush: zlibConstants.Z_SYNC_FLUSH }).length;
+    } catch (e) {
+      if (!zlibDataError(e)) throw e;
+      return undefined;
+    }
+  };
+  if (!zlibDataError(err)) return `gzip stream could not be decompressed (${gz.length} compressed bytes): ${why}`;
+  const produced = partial(gz.length);
+  if (produced !== undefined) {
+    return `gzip stream truncated: the compressed data ends at byte offset ${gz.length} before the end of the stream (${produced} byte(s) decompressed); zlib: ${why}`;
+  }
+  // Decoding a prefix fails iff the damage lies within it, so the failing prefixes are a suffix of lengths.
+  let ok = 0; // a prefix length known to decode
+  let bad = gz.length; // a prefix length known to fail
+  while (bad - ok > 1) {
+    const mid = ok + Math.floor((bad - ok) / 2);
+    if (partial(mid) === undefined) bad = mid;
+    else ok = mid;
+  }
+  return `gzip stream corrupt: zlib detects "${why}" at compressed byte offset ${bad - 1} (of ${gz.length} bytes)`;
 }
 
 function hex(b: Uint8Array, from: number, n: number): string {

@@ -7,28 +7,54 @@ interface NumberToken {
   readonly line: number;
 }
 
+interface Tokens {
+  readonly numbers: NumberToken[];
+  /** Lines in the file (a trailing newline does not start another), so an empty file still has a line to name. */
+  readonly lines: number;
+}
+
 /** Whitespace-separated numbers, as the seed's `fscanf("%lf")` reads them, with line numbers. */
-function tokenize(text: string, file: string): NumberToken[] {
-  const out: NumberToken[] = [];
-  text.split(/\r?\n/).forEach((lineText, i) => {
+function tokenize(text: string, file: string): Tokens {
+  const numbers: NumberToken[] = [];
+  const lines = text.split(/\r?\n/);
+  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  lines.forEach((lineText, i) => {
     for (const tok of lineText.trim().split(/\s+/)) {
       if (tok === '') continue;
       // Number('') and Number('0x10') are too lenient for a data file: accept decimal floats only.
       if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(tok)) {
         throw new FileFormatError(file, `expected a number, got ${JSON.stringify(tok)}`, i + 1);
       }
-      out.push({ value: Number(tok), line: i + 1 });
+      const value = Number(tok);
+      // 1e400 passes the pattern but parses to Infinity, which no bound or coefficient may be.
+      if (!Number.isFinite(value)) throw new FileFormatError(file, `${tok} is outside the range of a double`, i + 1);
+      numbers.push({ value, line: i + 1 });
     }
   });
-  return out;
+  return { numbers, lines: lines.length };
+}
+
+/**
+ * Exactly `expected` numbers. The seed's fscanf loop would silently ignore numbers after the last
+ * one it reads; a longer file is more likely the wrong file, so it is rejected at the first extra one.
+ */
+function checkCount({ numbers, lines }: Tokens, expected: number, what: string, file: string): void {
+  const found = numbers.length;
+  if (found === expected) return;
+  if (found > expected) {
+    const extra = numbers[expected]!;
+    throw new FileFormatError(file, `expected ${expected} numbers (${what}), found ${found}: extra numbers are rejected, not ignored; the first extra one (${extra.value}) is on this line`, extra.line);
+  }
+  const last = numbers.at(-1);
+  const where = last === undefined ? 'the file has no numbers' : 'the last one is on this line';
+  throw new FileFormatError(file, `expected ${expected} numbers (${what}), found ${found}: ${where}`, last?.line ?? lines);
 }
 
 /** `grid.txt`: per dimension `lower upper step` (CS610: 10 lines, 30 numbers). */
 export function parseCs610Grid(text: string, file = 'grid.txt', dims = 10): GridDim[] {
-  const t = tokenize(text, file);
-  if (t.length !== dims * 3) {
-    throw new FileFormatError(file, `expected ${dims * 3} numbers (lower, upper, step for ${dims} dimensions), found ${t.length}`, t.at(-1)?.line);
-  }
+  const tokens = tokenize(text, file);
+  checkCount(tokens, dims * 3, `lower, upper, step for ${dims} dimensions`, file);
+  const t = tokens.numbers;
   const out: GridDim[] = [];
   for (let j = 0; j < dims; j++) {
     const [lo, up, st] = [t[3 * j]!, t[3 * j + 1]!, t[3 * j + 2]!];
@@ -48,11 +74,10 @@ export interface Cs610Constraints {
 
 /** `disp.txt`: per constraint D coefficients, then d, then ey (CS610: 10 × 12 = 120 numbers). */
 export function parseCs610Disp(text: string, file = 'disp.txt', dims = 10, constraints = 10): Cs610Constraints {
-  const t = tokenize(text, file);
+  const tokens = tokenize(text, file);
   const per = dims + 2;
-  if (t.length !== per * constraints) {
-    throw new FileFormatError(file, `expected ${per * constraints} numbers (${constraints} constraints × ${dims} coefficients, d, ey), found ${t.length}`, t.at(-1)?.line);
-  }
+  checkCount(tokens, per * constraints, `${constraints} constraints × ${dims} coefficients, d, ey`, file);
+  const t = tokens.numbers;
   const coefficients = new Float64Array(constraints * dims);
   const targets = new Float64Array(constraints);
   const ey = new Float64Array(constraints);
