@@ -5,7 +5,7 @@
  *   node dist/cli.js --batch 1000 --backend auto
  *   node dist/cli.js --batch 1000 --compare     # every backend, same images, labels must agree
  */
-import { Command, InvalidArgumentError as CommanderArgError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError as CommanderArgError, Option } from 'commander';
 import type { Backend } from '@kernelkit/ops';
 import { BACKEND_CHOICES, errorReason, openAll, openAuto, openBackend, type BackendChoice } from './backends.js';
 import { evaluate, type Evaluation } from './evaluate.js';
@@ -82,6 +82,7 @@ async function main(): Promise<void> {
     .option('--json', 'print JSON', false)
     .option('--data <dir>', 'directory with t10k-{images-idx3,labels-idx1}-ubyte.gz', TEST_DATA_DIR)
     .option('--model <dir>', 'model directory (manifest.json + weights.bin)', MODEL_DIR)
+    .exitOverride()
     .parse();
   const raw = program.opts<Omit<Options, 'batch'> & { batch: string }>();
   const o: Options = { ...raw, batch: Number(raw.batch) };
@@ -98,9 +99,17 @@ async function main(): Promise<void> {
   }
 }
 
+/** Usage mistakes exit 2, as the kernelkit and bench CLIs do; failures while running exit 1. */
+const EXIT_USAGE = 2;
+
 try {
   await main();
 } catch (err) {
-  console.error(`kernelkit-fashion-mnist: ${errorReason(err)}`);
-  process.exitCode = 1;
+  if (err instanceof CommanderError) {
+    // Commander printed its message already; --help is a success.
+    process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : EXIT_USAGE;
+  } else {
+    console.error(`kernelkit-fashion-mnist: ${errorReason(err)}`);
+    process.exitCode = err instanceof CommanderArgError ? EXIT_USAGE : 1;
+  }
 }

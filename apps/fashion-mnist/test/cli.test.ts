@@ -35,9 +35,9 @@ describe('cli', () => {
     expect(r.stdout).toMatch(/Backend: (cpu|piscina|webgpu|gpujs), variant: /);
   }, 300_000);
 
-  it('rejects a batch size outside 100|1000|10000 with exit code 1', () => {
+  it('rejects a batch size outside 100|1000|10000 as a usage error (exit code 2)', () => {
     const r = cli(['--batch', '7']);
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--batch <n>.*'7' is invalid/);
   });
 });

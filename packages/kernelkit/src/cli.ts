@@ -51,8 +51,9 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) {
-    // Commander already printed its message; help and --version are successes.
-    process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : EXIT_USAGE;
+    // Commander already printed its message; asked-for help and --version are successes, help
+    // shown because no command was given is a usage error.
+    process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : EXIT_USAGE;
   } else if (err instanceof UsageError || err instanceof InvalidArgumentError) {
     fail(EXIT_USAGE, err.message);
   } else if (err instanceof KernelkitError) {
