@@ -3,7 +3,7 @@
  * through a string specifier: they are optional at run time (a backend that is not built or cannot
  * start is reported as skipped, with the reason) and this app must build without them.
  */
-import type { Backend } from '@kernelkit/ops';
+import type { Backend, DeviceArray } from '@kernelkit/ops';
 
 export const BACKEND_CHOICES = ['auto', 'cpu', 'piscina', 'webgpu', 'gpujs'] as const;
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
@@ -75,3 +75,25 @@ export async function openAll(): Promise<{ opened: { name: ConcreteBackend; back
 }
 
 export { why as errorReason };
+
+/** Max pooling (window = stride, ceil mode) of a DeviceArray on the device that holds it. */
+export type DevicePool = (
+  input: DeviceArray<Float32Array>,
+  shape: { readonly planes: number; readonly height: number; readonly width: number; readonly window: number },
+) => Promise<DeviceArray<Float32Array>>;
+
+let devicePool: Promise<DevicePool | undefined> | undefined;
+
+/** @kernelkit/webgpu's `maxPoolDevice` when the package is importable and exports it, else undefined (loaded once). */
+export function loadDevicePool(): Promise<DevicePool | undefined> {
+  devicePool ??= (async () => {
+    const specifier: string = FACTORIES.webgpu.pkg;
+    try {
+      const f = ((await import(specifier)) as Record<string, unknown>)['maxPoolDevice'];
+      return typeof f === 'function' ? (f as DevicePool) : undefined;
+    } catch {
+      return undefined;
+    }
+  })();
+  return devicePool;
+}

@@ -23,6 +23,10 @@ export interface Evaluation {
   readonly conv1: LayerTime;
   readonly conv2: LayerTime;
   readonly cpuMs: number;
+  /** Present when the layers were chained on the GPU: both pools there and the one readback, summed over chunks. */
+  readonly gpuChain?: { readonly poolMs: number; readonly readbackMs: number };
+  /** How the layers were connected (chained on the device, or what read back and why). */
+  readonly chain: string;
   /** Resizing 28×28 → 86×86, outside the op times. */
   readonly preprocessMs: number;
   /** Wall time of the whole evaluation. */
@@ -42,6 +46,8 @@ export async function evaluate(backend: ConvLayerBackend, weights: ModelWeights,
   let cpuMs = 0;
   let preprocessMs = 0;
   let ran = { backend: 'none', variant: 'none' };
+  let chain = 'no images';
+  let gpuChain: { poolMs: number; readbackMs: number } | undefined;
   for (let first = 0; first < o.count; first += o.chunk) {
     const n = Math.min(o.chunk, o.count - first);
     const t0 = now();
@@ -52,6 +58,8 @@ export async function evaluate(backend: ConvLayerBackend, weights: ModelWeights,
     conv1 = addTime(conv1, r.conv1);
     conv2 = addTime(conv2, r.conv2);
     cpuMs += r.cpuMs;
+    chain = r.chain;
+    if (r.gpuChain) gpuChain = { poolMs: (gpuChain?.poolMs ?? 0) + r.gpuChain.poolMs, readbackMs: (gpuChain?.readbackMs ?? 0) + r.gpuChain.readbackMs };
     ran = { backend: r.backend, variant: r.variant };
   }
   let correct = 0;
@@ -64,6 +72,8 @@ export async function evaluate(backend: ConvLayerBackend, weights: ModelWeights,
     conv1: conv1 ?? { ms: 0, kind: 'end-to-end' },
     conv2: conv2 ?? { ms: 0, kind: 'end-to-end' },
     cpuMs,
+    chain,
+    ...(gpuChain ? { gpuChain } : {}),
     preprocessMs,
     totalMs: now() - start,
     ...ran,

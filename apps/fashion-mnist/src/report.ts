@@ -10,7 +10,10 @@ export function formatEvaluation(e: Evaluation, notes: readonly string[]): strin
     ...notes.map((n) => `  (${n})`),
     `Op Time: ${ms(e.conv1.ms)}  (layer 1: conv 1→4, K=7, on 86×86; ${kind(e.conv1.kind)})`,
     `Op Time: ${ms(e.conv2.ms)}  (layer 2: conv 4→16, K=7, on 40×40; ${kind(e.conv2.kind)})`,
-    `CPU layers (pool, FC, argmax): ${ms(e.cpuMs)}; resize 28→86: ${ms(e.preprocessMs)}`,
+    `Layers: ${e.chain}`,
+    e.gpuChain
+      ? `GPU pools: ${ms(e.gpuChain.poolMs)}; readback of pool 2: ${ms(e.gpuChain.readbackMs)}; CPU layers (FC, argmax): ${ms(e.cpuMs)}; resize 28→86: ${ms(e.preprocessMs)}`
+      : `CPU layers (pool, FC, argmax): ${ms(e.cpuMs)}; resize 28→86: ${ms(e.preprocessMs)}`,
     `Total time: ${ms(e.totalMs)}`,
     `Correctness: ${e.accuracy.toFixed(4)} (${e.correct}/${e.count})`,
   ].join('\n');

@@ -4,6 +4,7 @@ import {
   assertBoolean,
   assertFunction,
   assertObject,
+  assertOneOf,
   describeValue,
   DisposedError,
   InvalidArgumentError,
@@ -11,9 +12,10 @@ import {
   now,
   throwIfAborted,
 } from '@kernelkit/core';
-import type { Backend, BackendInfo, BackendName, OpData, OpName, OpProblem, Progress, Result, RunOptions } from './backend.js';
+import type { Backend, BackendInfo, BackendName, OpData, OpName, OpProblem, OutputKind, Progress, Result, RunOptions } from './backend.js';
 import { OP_NAMES } from './backend.js';
-import { OPS } from './descriptors.js';
+import { OPS, type DeviceForm } from './descriptors.js';
+import { DeviceArrayRegistry, isDeviceArray, type DeviceArray, type DeviceArraySource, type DeviceData } from './device-array.js';
 
 export interface OpContext<D> {
   readonly variant: string;
@@ -22,10 +24,20 @@ export interface OpContext<D> {
   readonly signal: AbortSignal | undefined;
   readonly timing: boolean;
   readonly onProgress: ((p: Progress) => void) | undefined;
+  /**
+   * `'device'` when the caller asked for a DeviceArray: a backend with device memory returns
+   * one made with `deviceArray`; any runner may return a host array, which the kit wraps.
+   */
+  readonly output: OutputKind;
+  /** Makes a handle this backend instance owns; the backend's dispose disposes it. */
+  readonly deviceArray: <T extends DeviceData>(source: DeviceArraySource<T>) => DeviceArray<T>;
 }
 
+/** The DeviceArray form of an op's output type (none for gridSearch). */
+export type DeviceOf<D> = D extends DeviceData ? DeviceArray<D> : never;
+
 export interface OpOutput<D> {
-  readonly data: D;
+  readonly data: D | DeviceOf<D>;
   readonly kernelMs?: number | undefined;
   readonly uploadMs?: number | undefined;
   readonly readbackMs?: number | undefined;
@@ -42,7 +54,27 @@ export interface OpImplementation<O extends OpName> {
   readonly check?: (p: OpProblem<O>, variant: string) => void;
 }
 
-export type OpTable = { readonly [O in OpName]: OpImplementation<O> };
+/** The problem as a resident runner gets it: `input` may be one of this backend's own DeviceArrays. */
+export type ResidentProblem<O extends OpName> = DeviceForm<OpProblem<O>>;
+
+export type ResidentRunner<O extends OpName> = (p: ResidentProblem<O>, ctx: OpContext<OpData<O>>) => Promise<OpOutput<OpData<O>>> | OpOutput<OpData<O>>;
+
+/**
+ * An op whose runners take this backend's own device-resident DeviceArrays as they are (no
+ * read-back). Any other handle (another instance's, another backend's, or host-held) still
+ * arrives as a host array.
+ */
+export interface ResidentOpImplementation<O extends OpName> {
+  readonly residentInputs: true;
+  readonly variants: Readonly<Record<string, ResidentRunner<O>>>;
+  readonly defaultVariant: string;
+  readonly check?: (p: ResidentProblem<O>, variant: string) => void;
+}
+
+export type OpTable = { readonly [O in OpName]: OpImplementation<O> | ResidentOpImplementation<O> };
+
+/** Parameters per op that accept a DeviceArray. */
+const DEVICE_INPUTS: { readonly [O in OpName]: readonly string[] } = { conv2d: ['input'], stencil3d: ['input'], scan: ['input'], gridSearch: [], convLayer: ['input'] };
 
 export interface BackendSpec {
   readonly name: BackendName;
@@ -52,9 +84,14 @@ export interface BackendSpec {
   readonly release: () => Promise<void> | void;
 }
 
-function checkOptions(op: OpName, impl: OpImplementation<OpName>, options: RunOptions<unknown> | undefined): string {
+function checkOptions(op: OpName, impl: { readonly variants: object; readonly defaultVariant: string }, options: RunOptions<unknown> | undefined): string {
   if (options === undefined) return impl.defaultVariant;
   assertObject(options, 'options');
+  if (options.output !== undefined) {
+    assertOneOf(options.output, 'options.output', ['array', 'device'] as const);
+    if (options.output === 'device' && DEVICE_INPUTS[op].length === 0) throw new InvalidArgumentError('options.output', `${op} returns no array; 'device' is for conv2d, stencil3d, scan and convLayer`);
+    if (options.output === 'device' && options.out !== undefined) throw new InvalidArgumentError('options.out', "cannot be combined with output: 'device' (the result stays with the backend)");
+  }
   if (options.timing !== undefined) assertBoolean(options.timing, 'options.timing');
   if (options.signal !== undefined) assertAbortSignal(options.signal, 'options.signal');
   if (options.onProgress !== undefined) assertFunction(options.onProgress, 'options.onProgress');
@@ -65,43 +102,130 @@ function checkOptions(op: OpName, impl: OpImplementation<OpName>, options: RunOp
   return variant;
 }
 
+interface TakenInputs<P> {
+  /** The resolved problem now when nothing has to be read back (the runner then starts within the call), else a promise of it. */
+  readonly ready: { readonly problem: P; readonly notes: readonly string[] } | Promise<{ readonly problem: P; readonly notes: readonly string[] }>;
+  /** Unpins the handles kept as they are; call when the runner has settled. */
+  readonly done: () => void;
+}
+
+/**
+ * Runs synchronously inside the call, so a handle disposed right after the call was made is
+ * still what the call reads: this instance's device handles the runner takes as they are
+ * (`resident`) are pinned; its host-held handles are replaced by their array (no copy); every
+ * other handle's read-back starts here, and a note says so.
+ */
+function takeInputs<P>(op: OpName, problem: P, registry: DeviceArrayRegistry, resident: boolean, backendName: BackendName): TakenInputs<P> {
+  const unpins: (() => void)[] = [];
+  const reads: Promise<readonly [string, DeviceData]>[] = [];
+  const notes: string[] = [];
+  let p = problem;
+  for (const key of DEVICE_INPUTS[op]) {
+    const v = (p as Record<string, unknown>)[key];
+    if (!isDeviceArray(v)) continue;
+    const own = registry.owns(v);
+    if (own && v.location === 'device' && resident) {
+      unpins.push(registry.pin(v));
+      continue;
+    }
+    const held = registry.hostArray(v);
+    if (held !== undefined) {
+      p = { ...p, [key]: held };
+      continue;
+    }
+    reads.push(
+      v.read().then(
+        (data) => [key, data] as const,
+        (e: unknown) => {
+          // Disposed between validation and the read: still the caller's argument.
+          throw v.disposed ? new InvalidArgumentError(key, `this ${v.backend} DeviceArray was disposed before the call read it`, { cause: e }) : e;
+        },
+      ),
+    );
+    const whose = own ? `this backend (${backendName} ${op} takes host arrays)` : v.backend === backendName ? `another ${v.backend} backend` : `the ${v.backend} backend`;
+    notes.push(v.location === 'device' ? `${key} read back from ${v.backend} device memory (a DeviceArray of ${whose})` : `${key} copied from a host-held DeviceArray of ${whose}`);
+  }
+  const done = (): void => {
+    for (const u of unpins) u();
+  };
+  const base = p;
+  if (reads.length === 0) return { ready: { problem: base, notes }, done };
+  const ready = Promise.all(reads).then((got) => ({ problem: got.reduce((q, [key, data]) => ({ ...q, [key]: data }), base), notes }));
+  return { ready, done };
+}
+
 /**
  * Builds a `Backend` from per-op runners. The shared part of every backend lives here: the
- * disposed check, option guards, validation (before any work), `out` checks, abort and timing.
+ * disposed check, option guards, validation (before any work), `out` checks, DeviceArray inputs
+ * and outputs, abort and timing.
  */
 export function createBackend(spec: BackendSpec): Backend {
   let disposed = false;
   let releasing: Promise<void> | undefined;
+  const registry = new DeviceArrayRegistry();
+  const deviceArray = <T extends DeviceData>(source: DeviceArraySource<T>): DeviceArray<T> => registry.make(source);
 
-  async function run<O extends OpName>(op: O, args: unknown, options: RunOptions<unknown> | undefined): Promise<Result<OpData<O>>> {
+  async function run<O extends OpName>(op: O, args: unknown, options: RunOptions<unknown> | undefined): Promise<Result<OpData<O> | DeviceOf<OpData<O>>>> {
     if (disposed) throw new DisposedError(spec.name);
-    const impl = spec.ops[op] as unknown as OpImplementation<O>;
-    const variant = checkOptions(op, impl as unknown as OpImplementation<OpName>, options);
+    const impl = spec.ops[op] as unknown as OpImplementation<O> | ResidentOpImplementation<O>;
+    const variant = checkOptions(op, impl, options);
+    const output: OutputKind = options?.output ?? 'array';
     const desc = OPS[op];
-    const problem = desc.validate(args as never) as OpProblem<O>;
+    const validated = desc.validate(args as never) as DeviceForm<OpProblem<O>>;
     const out = options?.out;
     if (out !== undefined) {
       if (desc.checkOut === undefined) throw new InvalidArgumentError('options.out', `${op} has no fixed-size output; omit it`);
-      desc.checkOut(problem as never, out);
+      desc.checkOut(validated as never, out);
     }
-    impl.check?.(problem, variant);
-    throwIfAborted(options?.signal);
-    const runner = impl.variants[variant]!;
-    const t0 = now();
-    const res = await runner(problem, {
-      variant,
-      out: out as OpData<O> | undefined,
-      signal: options?.signal,
-      timing: options?.timing ?? false,
-      onProgress: options?.onProgress,
-    });
+    const resident = 'residentInputs' in impl && impl.residentInputs;
+    const taken = takeInputs(op, validated, registry, resident, spec.name);
+    let res: OpOutput<OpData<O>>;
+    let inputNotes: readonly string[];
+    let t0: number;
+    try {
+      // No await unless something is read back: a call made before a dispose still runs, as before handles existed.
+      const ready = taken.ready instanceof Promise ? await taken.ready : taken.ready;
+      inputNotes = ready.notes;
+      const problem = ready.problem;
+      impl.check?.(problem as never, variant);
+      throwIfAborted(options?.signal);
+      const runner = impl.variants[variant]! as OpRunner<O>;
+      t0 = now();
+      res = await runner(problem as OpProblem<O>, {
+        variant,
+        out: out as OpData<O> | undefined,
+        signal: options?.signal,
+        timing: options?.timing ?? false,
+        onProgress: options?.onProgress,
+        output,
+        deviceArray,
+      });
+    } finally {
+      taken.done();
+    }
+    let data: OpData<O> | DeviceOf<OpData<O>> = res.data;
+    if (output === 'device' && !isDeviceArray(data)) data = registry.wrapHost(spec.name, data as DeviceData) as DeviceOf<OpData<O>>;
+    else if (output === 'array' && isDeviceArray(data)) {
+      // A runner that made a handle nobody asked for: hand back its contents, free it.
+      const h = data;
+      try {
+        data = (await h.read()) as OpData<O>;
+      } finally {
+        h.dispose();
+      }
+    }
     const totalMs = now() - t0;
-    if (options?.signal?.aborted) throw new AbortError(options.signal.reason);
-    const result: { -readonly [K in keyof Result<OpData<O>>]: Result<OpData<O>>[K] } = { op, backend: spec.name, variant, data: res.data };
+    if (options?.signal?.aborted || (disposed && isDeviceArray(data))) {
+      if (isDeviceArray(data)) data.dispose();
+      if (options?.signal?.aborted) throw new AbortError(options.signal.reason);
+      throw new DisposedError(spec.name);
+    }
+    const result: { -readonly [K in keyof Result<OpData<O>>]: Result<OpData<O> | DeviceOf<OpData<O>>>[K] } = { op, backend: spec.name, variant, data };
     if (options?.timing) {
       result.timing = makeTiming({ totalMs, kernelMs: res.kernelMs, uploadMs: res.uploadMs, readbackMs: res.readbackMs });
     }
-    if (res.notes !== undefined && res.notes.length > 0) result.notes = res.notes;
+    const notes = [...inputNotes, ...(res.notes ?? [])];
+    if (notes.length > 0) result.notes = notes;
     return result;
   }
 
@@ -111,19 +235,21 @@ export function createBackend(spec: BackendSpec): Backend {
     get disposed() {
       return disposed;
     },
-    conv2d: (a, o) => run('conv2d', a, o),
+    conv2d: (a, o) => run('conv2d', a, o) as never,
     stencil3d: (a, o) => run('stencil3d', a, o) as never,
     scan: (a, o) => run('scan', a, o) as never,
-    gridSearch: (a, o) => run('gridSearch', a, o),
-    convLayer: (a, o) => run('convLayer', a, o),
+    gridSearch: (a, o) => run('gridSearch', a, o) as never,
+    convLayer: (a, o) => run('convLayer', a, o) as never,
     variants(op: OpName) {
       if (!(OP_NAMES as readonly string[]).includes(op)) throw new InvalidArgumentError('op', `unknown op ${describeValue(op)}; expected one of ${OP_NAMES.join(', ')}`);
-      const impl = spec.ops[op] as OpImplementation<OpName>;
+      const impl = spec.ops[op] as { readonly variants: object; readonly defaultVariant: string };
       const names = Object.keys(impl.variants);
       return [impl.defaultVariant, ...names.filter((n) => n !== impl.defaultVariant)];
     },
     dispose() {
       disposed = true;
+      // Handles first: their memory goes back before the backend releases its device.
+      registry.close();
       releasing ??= Promise.resolve().then(spec.release);
       return releasing;
     },

@@ -4,6 +4,7 @@ import type { ConvLayerArgs, ConvLayerProblem } from './conv-layer/types.js';
 import type { GridPoints, GridSearchArgs, GridSearchProblem } from './grid-search/types.js';
 import type { ScanArgs, ScanArray, ScanProblem } from './scan/types.js';
 import type { Stencil3dArgs, Stencil3dProblem } from './stencil3d/types.js';
+import type { DeviceArray, DeviceData, WithDeviceInput } from './device-array.js';
 
 export type BackendName = 'cpu' | 'piscina' | 'gpujs' | 'webgpu';
 export const OP_NAMES = ['conv2d', 'stencil3d', 'scan', 'gridSearch', 'convLayer'] as const;
@@ -39,7 +40,34 @@ export interface RunOptions<D = unknown> {
   readonly out?: D;
   /** Called from long runs (grid search, big chunked jobs). */
   readonly onProgress?: (p: Progress) => void;
+  /**
+   * Where the result goes: `'array'` (default) a host array; `'device'` a `DeviceArray` handle
+   * the caller owns and disposes, which any array input accepts (WebGPU keeps it in a GPU
+   * buffer, so the next call reads it without a round trip; backends without device memory hold
+   * the host array). Not with `out`; not for gridSearch.
+   */
+  readonly output?: OutputKind;
 }
+
+export type OutputKind = 'array' | 'device';
+
+/** Options that ask for nothing but host output (the default when options are omitted). */
+export interface ArrayOutput {
+  readonly output?: 'array';
+}
+
+/**
+ * A call's `Result.data` type for options of type `R`: a DeviceArray for `output: 'device'`,
+ * the array for `'array'` or no `output`, either when `R` does not say.
+ */
+export type ResultData<R, D extends DeviceData> = R extends { readonly output: 'device' }
+  ? DeviceArray<D>
+  : // keyof first: an options type without `output` fails the weak-type check of the next line.
+    'output' extends keyof R
+    ? R extends { readonly output?: 'array' | undefined }
+      ? D
+      : D | DeviceArray<D>
+    : D;
 
 /** What ran and what it produced. */
 export interface Result<D> {
@@ -84,11 +112,17 @@ export interface BackendInfo {
 export interface Backend extends AsyncDisposable {
   readonly name: BackendName;
   readonly info: BackendInfo;
-  conv2d(args: Conv2dArgs, options?: RunOptions<Float32Array>): Promise<Result<Float32Array>>;
-  stencil3d<T extends Float32Array | Float64Array>(args: Stencil3dArgs & { input: T }, options?: RunOptions<T>): Promise<Result<T>>;
-  scan<T extends ScanArray>(args: ScanArgs<T>, options?: RunOptions<T>): Promise<Result<T>>;
-  gridSearch(args: GridSearchArgs, options?: RunOptions<never>): Promise<Result<GridPoints>>;
-  convLayer(args: ConvLayerArgs, options?: RunOptions<Float32Array>): Promise<Result<Float32Array>>;
+  // Array inputs take the host array or a DeviceArray. A handle of this backend instance is used
+  // where it lives when the op can (WebGPU convLayer and stencil3d); any other is read back to
+  // a host array first, and the Result's notes say so.
+  conv2d<R extends RunOptions<Float32Array> = ArrayOutput>(args: WithDeviceInput<Conv2dArgs>, options?: R): Promise<Result<ResultData<R, Float32Array>>>;
+  stencil3d<T extends Float32Array | Float64Array, R extends RunOptions<T> = ArrayOutput>(
+    args: Omit<Stencil3dArgs, 'input'> & { readonly input: T | DeviceArray<T> },
+    options?: R,
+  ): Promise<Result<ResultData<R, T>>>;
+  scan<T extends ScanArray, R extends RunOptions<T> = ArrayOutput>(args: WithDeviceInput<ScanArgs<T>>, options?: R): Promise<Result<ResultData<R, T>>>;
+  gridSearch(args: GridSearchArgs, options?: RunOptions<never> & ArrayOutput): Promise<Result<GridPoints>>;
+  convLayer<R extends RunOptions<Float32Array> = ArrayOutput>(args: WithDeviceInput<ConvLayerArgs>, options?: R): Promise<Result<ResultData<R, Float32Array>>>;
   /** Variant names for `op`, default first. */
   variants(op: OpName): readonly string[];
   readonly disposed: boolean;

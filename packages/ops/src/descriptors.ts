@@ -1,6 +1,7 @@
 import { assertTypedArray, InvalidArgumentError } from '@kernelkit/core';
 import type { OpName, OpProblem, OpTypes } from './backend.js';
 import { overlaps } from './common/overlap.js';
+import { ctorOf, isDeviceArray, type DeviceArray, type DeviceData, type WithDeviceInput } from './device-array.js';
 import { conv2dOutputLength } from './conv2d/shape.js';
 import { validateConv2d } from './conv2d/validate.js';
 import { convLayerOutputLength } from './conv-layer/shape.js';
@@ -11,14 +12,24 @@ import { validateScan } from './scan/validate.js';
 import { stencil3dOutputLength } from './stencil3d/shape.js';
 import { validateStencil3d } from './stencil3d/validate.js';
 
+/** Args or problem of `O`, with `input` also a DeviceArray where the op has an array input. */
+export type DeviceForm<A> = A extends { readonly input: DeviceData } ? WithDeviceInput<A> : A;
+
 /** Everything a backend needs to know about an op that is not how to compute it. */
 export interface OpDescriptor<O extends OpName> {
   readonly name: O;
-  validate(args: OpTypes[O]['args']): OpProblem<O>;
+  /** DeviceArray inputs validate like the arrays they stand for and stay handles in the problem. */
+  validate(args: DeviceForm<OpTypes[O]['args']>): DeviceForm<OpProblem<O>>;
   /** Checks a caller's `options.out` against the problem; undefined when the op has no fixed-size output. */
-  checkOut?(p: OpProblem<O>, out: unknown): void;
+  checkOut?(p: DeviceForm<OpProblem<O>>, out: unknown): void;
   allocOut?(p: OpProblem<O>): OpTypes[O]['data'];
 }
+
+/** Host arrays among `views` (a DeviceArray input cannot share memory with a host `out`). */
+const hostViews = (...views: readonly (ArrayBufferView | DeviceArray | undefined)[]): ArrayBufferView[] =>
+  views.filter((v): v is ArrayBufferView => v !== undefined && !isDeviceArray(v));
+
+const inputCtor = (input: DeviceData | DeviceArray): Float32ArrayConstructor => (isDeviceArray(input) ? ctorOf(input.dtype) : input.constructor) as Float32ArrayConstructor;
 
 function checkOutBuffer(out: unknown, ctor: Float32ArrayConstructor | Float64ArrayConstructor | Uint32ArrayConstructor | Int32ArrayConstructor, length: number, inputs: readonly ArrayBufferView[]): void {
   assertTypedArray(out, 'options.out', [ctor], length);
@@ -29,13 +40,13 @@ export const OPS: { readonly [O in OpName]: OpDescriptor<O> } = {
   conv2d: {
     name: 'conv2d',
     validate: validateConv2d,
-    checkOut: (p, out) => checkOutBuffer(out, Float32Array, conv2dOutputLength(p), [p.input, p.filter]),
+    checkOut: (p, out) => checkOutBuffer(out, Float32Array, conv2dOutputLength(p), hostViews(p.input, p.filter)),
     allocOut: (p) => new Float32Array(conv2dOutputLength(p)),
   },
   stencil3d: {
     name: 'stencil3d',
     validate: validateStencil3d,
-    checkOut: (p, out) => checkOutBuffer(out, p.input.constructor as Float32ArrayConstructor, stencil3dOutputLength(p), [p.input]),
+    checkOut: (p, out) => checkOutBuffer(out, inputCtor(p.input), stencil3dOutputLength(p), hostViews(p.input)),
     allocOut: (p) => new (p.input.constructor as Float32ArrayConstructor)(stencil3dOutputLength(p)),
   },
   scan: {
@@ -43,8 +54,8 @@ export const OPS: { readonly [O in OpName]: OpDescriptor<O> } = {
     validate: validateScan,
     // In-place scans are a common request; every backend reads a chunk before writing it.
     checkOut: (p, out) => {
-      assertTypedArray(out, 'options.out', [p.input.constructor as Float32ArrayConstructor], p.input.length);
-      if (out !== p.input && overlaps(out as ArrayBufferView, p.input)) {
+      assertTypedArray(out, 'options.out', [inputCtor(p.input)], p.input.length);
+      if (!isDeviceArray(p.input) && out !== p.input && overlaps(out as ArrayBufferView, p.input)) {
         throw new InvalidArgumentError('options.out', 'must be the input itself (in place) or not share memory with it');
       }
     },
@@ -57,7 +68,7 @@ export const OPS: { readonly [O in OpName]: OpDescriptor<O> } = {
   convLayer: {
     name: 'convLayer',
     validate: validateConvLayer,
-    checkOut: (p, out) => checkOutBuffer(out, Float32Array, convLayerOutputLength(p), [p.input, p.weights, ...(p.bias ? [p.bias] : [])]),
+    checkOut: (p, out) => checkOutBuffer(out, Float32Array, convLayerOutputLength(p), hostViews(p.input, p.weights, p.bias)),
     allocOut: (p) => new Float32Array(convLayerOutputLength(p)),
   },
 };

@@ -12,12 +12,18 @@ export type {
   RunOptions,
   Result,
   Progress,
+  OutputKind,
+  ArrayOutput,
+  ResultData,
 } from './backend.js';
 export { OP_NAMES } from './backend.js';
 export { OPS } from './descriptors.js';
 export type { OpDescriptor } from './descriptors.js';
 export { createBackend } from './backend-kit.js';
-export type { BackendSpec, OpContext, OpImplementation, OpOutput, OpRunner, OpTable } from './backend-kit.js';
+export type { BackendSpec, DeviceOf, OpContext, OpImplementation, OpOutput, OpRunner, OpTable, ResidentOpImplementation, ResidentProblem, ResidentRunner } from './backend-kit.js';
+export { isDeviceArray, dtypeOf, ctorOf } from './device-array.js';
+export type { DeviceArray, DeviceArraySource, DeviceData, DeviceDtype, MaybeDevice, WithDeviceInput } from './device-array.js';
+export type { DeviceForm } from './descriptors.js';
 export { verifyResult, compareGridPoints } from './verify.js';
 export { TOLERANCE_SUMMARY, conv2dTolerance, convLayerTolerance, stencil3dTolerance, scanTolerance, U32F, U64F } from './testing/tolerance.js';
 export type { Tolerance } from './testing/tolerance.js';

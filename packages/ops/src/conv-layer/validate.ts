@@ -1,7 +1,11 @@
 import { assertBoolean, assertInteger, assertObject, assertTypedArray, checkedProduct, InvalidArgumentError } from '@kernelkit/core';
+import { assertArrayOrDevice, type WithDeviceInput } from '../device-array.js';
 import type { ConvLayerArgs, ConvLayerProblem } from './types.js';
 
-export function validateConvLayer(args: ConvLayerArgs): ConvLayerProblem {
+/** A DeviceArray `input` validates like the array it stands for and stays a handle in the problem. */
+export function validateConvLayer(args: ConvLayerArgs): ConvLayerProblem;
+export function validateConvLayer(args: WithDeviceInput<ConvLayerArgs>): WithDeviceInput<ConvLayerProblem>;
+export function validateConvLayer(args: WithDeviceInput<ConvLayerArgs>): WithDeviceInput<ConvLayerProblem> {
   assertObject(args, 'args');
   assertInteger(args.batch, 'batch', 1);
   assertInteger(args.channels, 'channels', 1);
@@ -13,7 +17,7 @@ export function validateConvLayer(args: ConvLayerArgs): ConvLayerProblem {
     throw new InvalidArgumentError('k', `must be <= height and width (no padding), got k=${args.k} for ${args.height}×${args.width}`);
   }
   const n = checkedProduct('input', [args.batch, args.channels, args.height, args.width], 2 ** 32 - 1);
-  assertTypedArray(args.input, 'input', [Float32Array], n, 'batch*channels*height*width');
+  assertArrayOrDevice(args.input, 'input', [Float32Array], n, 'batch*channels*height*width');
   assertTypedArray(args.weights, 'weights', [Float32Array], checkedProduct('weights', [args.maps, args.channels, args.k, args.k]), 'maps*channels*k*k');
   if (args.bias !== undefined) assertTypedArray(args.bias, 'bias', [Float32Array], args.maps, 'maps');
   const relu = args.relu ?? false;

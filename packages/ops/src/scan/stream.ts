@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '@kernelkit/core';
-import type { Backend, RunOptions } from '../backend.js';
+import type { ArrayOutput, Backend, RunOptions } from '../backend.js';
 import { scanDtype } from './shape.js';
 import type { ScanArray } from './types.js';
 
@@ -21,7 +21,7 @@ export async function* scanStream<T extends ScanArray>(
   let carry = options.initial ?? 0;
   let dtype: string | undefined;
   let index = 0;
-  const runOptions: RunOptions<T> = {
+  const runOptions: RunOptions<T> & ArrayOutput = {
     ...(options.variant === undefined ? {} : { variant: options.variant }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };

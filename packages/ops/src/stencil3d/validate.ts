@@ -1,8 +1,12 @@
-import { assertFiniteNumber, assertInteger, assertObject, assertOneOf, assertTypedArray, checkedProduct } from '@kernelkit/core';
+import { assertFiniteNumber, assertInteger, assertObject, assertOneOf, checkedProduct } from '@kernelkit/core';
+import { assertArrayOrDevice, type WithDeviceInput } from '../device-array.js';
 import { STENCIL_DEFAULTS } from './shape.js';
 import type { Stencil3dArgs, Stencil3dProblem } from './types.js';
 
-export function validateStencil3d(args: Stencil3dArgs): Stencil3dProblem {
+/** A DeviceArray `input` validates like the array it stands for and stays a handle in the problem. */
+export function validateStencil3d(args: Stencil3dArgs): Stencil3dProblem;
+export function validateStencil3d(args: WithDeviceInput<Stencil3dArgs>): WithDeviceInput<Stencil3dProblem>;
+export function validateStencil3d(args: WithDeviceInput<Stencil3dArgs>): WithDeviceInput<Stencil3dProblem> {
   assertObject(args, 'args');
   assertInteger(args.nx, 'nx', 1);
   const ny = args.ny ?? args.nx;
@@ -18,6 +22,6 @@ export function validateStencil3d(args: Stencil3dArgs): Stencil3dProblem {
   assertFiniteNumber(c0, 'c0');
   assertFiniteNumber(c1, 'c1');
   const n = checkedProduct('input', [args.nx, ny, nz], 2 ** 32 - 1);
-  assertTypedArray(args.input, 'input', [Float32Array, Float64Array], n, 'nx*ny*nz');
+  assertArrayOrDevice(args.input, 'input', [Float32Array, Float64Array], n, 'nx*ny*nz');
   return { input: args.input, nx: args.nx, ny, nz, steps, boundary, c0, c1 };
 }

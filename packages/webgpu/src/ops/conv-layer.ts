@@ -1,27 +1,46 @@
-import type { ConvLayerProblem, OpContext, OpImplementation, OpOutput } from '@kernelkit/ops';
+import { assertBoolean, assertInteger, assertObject, LimitExceededError, throwIfAborted } from '@kernelkit/core';
+import { isDeviceArray, type ConvLayerProblem, type DeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem } from '@kernelkit/ops';
+import { copyBuffer, gpuDeviceArray, residentBuffer } from '../runtime/device-array.js';
 import type { GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
+import { TimestampTimer } from '../runtime/timestamps.js';
+import { BUF, MAP_READ } from '../runtime/usage.js';
+import { log2Bucket } from '../tuning/shape-class.js';
+import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { addMs, itemsPerChunk } from './common.js';
 import { convLayerDirect, convLayerGemm, convLayerTiled } from './conv-layer.wgsl.js';
+
+/** Everything of the problem but the input, which is a host array or a GPU buffer. */
+type Shape = Omit<ConvLayerProblem, 'input'>;
+
+/** What `auto` chooses between. Plain JSON (the tuning cache stores it). */
+export type ConvLayerConfig = { readonly kernel: 'direct' } | { readonly kernel: 'tiled' } | { readonly kernel: 'gemm'; readonly mapsPerThread: 4 | 8 | 16 };
 
 interface Plan {
   readonly program: Program;
   readonly uniformWeights: boolean;
   /** Length of the uniform weight array the program declares (the binding must cover it). */
   readonly uniformVec4s?: number;
-  readonly workgroups: (p: ConvLayerProblem, n: number) => [number, number, number];
+  readonly workgroups: (p: Shape, n: number) => [number, number, number];
   readonly note?: string;
 }
 
-const directPlan = (p: ConvLayerProblem): Plan => ({ program: convLayerDirect(p.k), uniformWeights: false, workgroups: (q, n) => [Math.ceil((q.outHeight * q.outWidth) / 256), q.maps, n] });
+const directPlan = (p: Shape): Plan => ({ program: convLayerDirect(p.k), uniformWeights: false, workgroups: (q, n) => [Math.ceil((q.outHeight * q.outWidth) / 256), q.maps, n] });
 
-function tiledPlan(gpu: GpuDevice, p: ConvLayerProblem): Plan {
-  const w4 = Math.ceil(p.weights.length / 4);
+/** Why the tiled kernel cannot run this layer, or undefined when it can. */
+function tiledMisfit(gpu: GpuDevice, p: Shape): string | undefined {
   // Weights must fit a 64 KiB uniform and the (16+K−1)² tile the workgroup memory.
-  if (w4 > 4096 || (15 + p.k) ** 2 * 4 > gpu.limits.workgroupStorage) return { ...directPlan(p), note: 'weights or tile too large for the tiled kernel; ran direct' };
+  if (Math.ceil(p.weights.length / 4) > 4096) return 'weights too large for the uniform of the tiled kernel';
+  if ((15 + p.k) ** 2 * 4 > gpu.limits.workgroupStorage) return 'tile too large for workgroup memory';
+  return undefined;
+}
+
+function tiledPlan(gpu: GpuDevice, p: Shape): Plan {
+  const misfit = tiledMisfit(gpu, p);
+  if (misfit !== undefined) return { ...directPlan(p), note: `${misfit}; ran direct` };
   // Round the uniform array length up to a power of two so a handful of pipelines serve all layers.
-  const len = 2 ** Math.ceil(Math.log2(Math.max(1, w4)));
+  const len = 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(p.weights.length / 4))));
   return {
     program: convLayerTiled(p.k, len),
     uniformWeights: true,
@@ -30,8 +49,10 @@ function tiledPlan(gpu: GpuDevice, p: ConvLayerProblem): Plan {
   };
 }
 
-function gemmPlan(p: ConvLayerProblem): Plan {
-  const mt = p.maps <= 4 ? 4 : p.maps <= 8 ? 8 : 16;
+/** The `gemm` variant's maps-per-thread tile: the smallest that covers the maps. */
+const defaultMapsPerThread = (maps: number): 4 | 8 | 16 => (maps <= 4 ? 4 : maps <= 8 ? 8 : 16);
+
+function gemmPlan(p: Shape, mt: 4 | 8 | 16 = defaultMapsPerThread(p.maps)): Plan {
   return {
     program: convLayerGemm(p.k, mt),
     uniformWeights: false,
@@ -43,43 +64,386 @@ function gemmPlan(p: ConvLayerProblem): Plan {
   };
 }
 
-async function runLayer(gpu: GpuDevice, p: ConvLayerProblem, ctx: OpContext<Float32Array>, plan: Plan): Promise<OpOutput<Float32Array>> {
+const planOf = (gpu: GpuDevice, p: Shape, c: ConvLayerConfig): Plan => (c.kernel === 'direct' ? directPlan(p) : c.kernel === 'tiled' ? tiledPlan(gpu, p) : gemmPlan(p, c.mapsPerThread));
+
+export const describeConvLayerConfig = (c: ConvLayerConfig): string => (c.kernel === 'gemm' ? `gemm, ${c.mapsPerThread} maps per thread` : c.kernel);
+
+/** How chunked batches run (the lead wires these to backend options). */
+export interface ConvLayerChunking {
+  /** Largest chunk in images (default: what one storage binding holds). Lets tests exercise the chunked paths. */
+  readonly chunkItems?: number | undefined;
+  /**
+   * `true` (default): two buffer sets, so chunk n+1's upload and chunk n−1's readback overlap
+   * chunk n's compute; `false`: chunks one after another (upload → compute → readback).
+   */
+  readonly overlap?: boolean | undefined;
+}
+
+/** Where a call's input is: the caller's host array or a GPU buffer (a resident DeviceArray). */
+type Source = { readonly host: Float32Array } | { readonly buffer: GPUBuffer };
+
+/** Where the output goes: a host array, a new device buffer (for a DeviceArray), or nowhere (sweep timing). */
+type Sink = { readonly host: Float32Array } | 'device' | 'discard';
+
+interface LayerRun {
+  /** The device output buffer (sink 'device'), owned by the caller now. */
+  readonly buffer?: GPUBuffer;
+  readonly kernelMs: number | undefined;
+  readonly chunks: number;
+  readonly overlapped: boolean;
+}
+
+interface Job {
+  readonly timing: boolean;
+  readonly signal: AbortSignal | undefined;
+  readonly onProgress: OpContext<Float32Array>['onProgress'];
+  readonly chunking: ConvLayerChunking;
+  /** Timed passes get the clock warm-up (off for all but the first run of a sweep). */
+  readonly warmUp: boolean;
+}
+
+const params = (p: Shape, n: number, flags: number): ArrayBuffer =>
+  packParams([['u32', n], ['u32', p.channels], ['u32', p.height], ['u32', p.width], ['u32', p.maps], ['u32', p.outHeight], ['u32', p.outWidth], ['u32', flags]]);
+
+/**
+ * The layer over the whole batch, inside one exclusive section: in one pass when the batch fits
+ * one binding (or `chunkItems`), else in chunks, overlapped or sequential.
+ */
+function runLayer(gpu: GpuDevice, p: Shape, src: Source, sink: Sink, plan: Plan, job: Job): Promise<LayerRun> {
   const inPer = p.channels * p.height * p.width;
   const outPer = p.maps * p.outHeight * p.outWidth;
-  const out = ctx.out ?? new Float32Array(p.batch * outPer);
-  const per = itemsPerChunk(gpu, Math.max(inPer, outPer) * 4, 'input');
+  const per = Math.min(itemsPerChunk(gpu, Math.max(inPer, outPer) * 4, 'input'), job.chunking.chunkItems ?? Number.POSITIVE_INFINITY);
+  if (sink === 'device' && p.batch * outPer * 4 > gpu.limits.bufferSize) {
+    throw new LimitExceededError('output', `a device output of ${p.batch * outPer * 4} bytes is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes); ask for output: 'array'`);
+  }
   return gpu.exclusive(async () => {
+    // A resident source's buffer is looked up here, inside the call (a getter: see sourceOf).
+    const input: Source = 'buffer' in src ? { buffer: src.buffer } : src;
     const pipeline = gpu.pipeline(plan.program);
     const weights = plan.uniformWeights ? gpu.uniform(vec4Array(p.weights, plan.uniformVec4s)) : gpu.upload(p.weights);
     // The bias binding always exists (flags say whether to use it): one pipeline layout.
     const bias = gpu.upload(p.bias ?? new Float32Array(1));
     const flags = (p.bias !== undefined ? 1 : 0) | (p.relu ? 2 : 0);
-    let kernelMs: number | undefined = 0;
-    for (let b0 = 0; b0 < p.batch; b0 += per) {
-      const n = Math.min(per, p.batch - b0);
-      const input = gpu.upload(p.input.subarray(b0 * inPer, (b0 + n) * inPer));
-      const output = gpu.storage(n * outPer * 4);
-      const params = gpu.uniform(
-        packParams([['u32', n], ['u32', p.channels], ['u32', p.height], ['u32', p.width], ['u32', p.maps], ['u32', p.outHeight], ['u32', p.outWidth], ['u32', flags]]),
-      );
-      const bindGroup = gpu.bind(pipeline, [input, weights, bias, output, params]);
-      const r = await gpu.execute([{ pipeline, bindGroup, workgroups: plan.workgroups(p, n) }], [{ buffer: output, offset: 0, size: n * outPer * 4 }], ctx.timing);
-      out.set(new Float32Array(r.data[0]!), b0 * outPer);
-      kernelMs = addMs(kernelMs, r.kernelMs);
-      gpu.release(input, output, params);
+    const layer: LayerContext = { gpu, p, plan, pipeline, weights, bias, flags, inPer, outPer, per, job };
+    try {
+      if (per >= p.batch) return await single(layer, input, sink);
+      if (job.chunking.overlap ?? true) return await overlapped(layer, input, sink);
+      return await sequential(layer, input, sink);
+    } finally {
+      gpu.release(weights, bias);
     }
-    gpu.release(weights, bias);
-    return { data: out, kernelMs, notes: plan.note === undefined ? undefined : [plan.note] };
   });
 }
 
-export function convLayerOp(gpu: GpuDevice): OpImplementation<'convLayer'> {
+interface LayerContext {
+  readonly gpu: GpuDevice;
+  readonly p: Shape;
+  readonly plan: Plan;
+  readonly pipeline: GPUComputePipeline;
+  readonly weights: GPUBuffer;
+  readonly bias: GPUBuffer;
+  readonly flags: number;
+  readonly inPer: number;
+  readonly outPer: number;
+  readonly per: number;
+  readonly job: Job;
+}
+
+async function single(l: LayerContext, src: Source, sink: Sink): Promise<LayerRun> {
+  const { gpu, p, outPer } = l;
+  const size = p.batch * outPer * 4;
+  const input = 'host' in src ? gpu.upload(src.host) : src.buffer;
+  const output = gpu.storage(size);
+  const uniform = gpu.uniform(params(p, p.batch, l.flags));
+  const bindGroup = gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]);
+  const reads = typeof sink === 'object' ? [{ buffer: output, offset: 0, size }] : [];
+  const r = await gpu.execute([{ pipeline: l.pipeline, bindGroup, workgroups: l.plan.workgroups(p, p.batch) }], reads, l.job.timing, l.job.warmUp);
+  if ('host' in src) gpu.release(input);
+  gpu.release(uniform);
+  if (typeof sink === 'object') sink.host.set(new Float32Array(r.data[0]!));
+  if (sink === 'device') return { buffer: output, kernelMs: r.kernelMs, chunks: 1, overlapped: false };
+  gpu.release(output);
+  return { kernelMs: r.kernelMs, chunks: 1, overlapped: false };
+}
+
+/** Upload → compute → readback per chunk, each awaited before the next. */
+async function sequential(l: LayerContext, src: Source, sink: Sink): Promise<LayerRun> {
+  const { gpu, p, inPer, outPer, per } = l;
+  const full = sink === 'device' ? gpu.storage(p.batch * outPer * 4) : undefined;
+  let kernelMs: number | undefined = 0;
+  let chunks = 0;
+  try {
+    for (let b0 = 0; b0 < p.batch; b0 += per) {
+      throwIfAborted(l.job.signal);
+      const n = Math.min(per, p.batch - b0);
+      let input: GPUBuffer;
+      if ('host' in src) input = gpu.upload(src.host.subarray(b0 * inPer, (b0 + n) * inPer));
+      else {
+        input = gpu.storage(n * inPer * 4);
+        copyBuffer(gpu, src.buffer, b0 * inPer * 4, input, 0, n * inPer * 4);
+      }
+      const output = gpu.storage(n * outPer * 4);
+      const uniform = gpu.uniform(params(p, n, l.flags));
+      const bindGroup = gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]);
+      const reads = typeof sink === 'object' ? [{ buffer: output, offset: 0, size: n * outPer * 4 }] : [];
+      const r = await gpu.execute([{ pipeline: l.pipeline, bindGroup, workgroups: l.plan.workgroups(p, n) }], reads, l.job.timing, l.job.warmUp && b0 === 0);
+      if (typeof sink === 'object') sink.host.set(new Float32Array(r.data[0]!), b0 * outPer);
+      if (full !== undefined) copyBuffer(gpu, output, 0, full, b0 * outPer * 4, n * outPer * 4);
+      kernelMs = addMs(kernelMs, r.kernelMs);
+      gpu.release(input, output, uniform);
+      chunks++;
+      l.job.onProgress?.({ done: b0 + n, total: p.batch, unit: 'images' });
+    }
+  } catch (e) {
+    if (full !== undefined) gpu.release(full);
+    throw e;
+  }
+  return full === undefined ? { kernelMs, chunks, overlapped: false } : { buffer: full, kernelMs, chunks, overlapped: false };
+}
+
+interface ChunkSet {
+  readonly input: GPUBuffer;
+  readonly output: GPUBuffer;
+  readonly uniform: GPUBuffer;
+  readonly bindGroup: GPUBindGroup;
+  readonly staging: GPUBuffer | undefined;
+  readonly timer: TimestampTimer | undefined;
+  /** The chunk last submitted on this set: its readback (and timestamp read) until done. */
+  pending: Promise<void> | undefined;
+}
+
+/**
+ * Two buffer sets, alternating: while chunk n computes, chunk n+1's input is written into the
+ * other set (queue.writeBuffer, ordered after the earlier submits) and chunk n−1's staging
+ * buffer is mapped. A set is reused only after its previous chunk's readback finished, since a
+ * mapped staging buffer cannot be a copy destination.
+ */
+async function overlapped(l: LayerContext, src: Source, sink: Sink): Promise<LayerRun> {
+  const { gpu, p, inPer, outPer, per } = l;
+  const device = gpu.device;
+  const timed = l.job.timing && gpu.hasTimestamps;
+  const full = sink === 'device' ? gpu.storage(p.batch * outPer * 4) : undefined;
+  const sets: ChunkSet[] = [0, 1].map(() => {
+    const input = gpu.storage(per * inPer * 4);
+    const output = gpu.storage(per * outPer * 4);
+    const uniform = gpu.uniform(params(p, per, l.flags));
+    return {
+      input,
+      output,
+      uniform,
+      bindGroup: gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]),
+      staging: typeof sink === 'object' ? device.createBuffer({ size: per * outPer * 4, usage: BUF.MAP_READ | BUF.COPY_DST }) : undefined,
+      timer: timed ? new TimestampTimer(device) : undefined,
+      pending: undefined,
+    };
+  });
+  let kernelMs: number | undefined = timed ? 0 : undefined;
+  let chunks = 0;
+  let failed = true;
+  try {
+    for (let b0 = 0, i = 0; b0 < p.batch; b0 += per, i++) {
+      const s = sets[i % 2]!;
+      if (s.pending !== undefined) await s.pending;
+      throwIfAborted(l.job.signal);
+      const n = Math.min(per, p.batch - b0);
+      if (n !== per) device.queue.writeBuffer(s.uniform, 0, params(p, n, l.flags));
+      if ('host' in src) gpu.writeChunked(s.input, 0, src.host.subarray(b0 * inPer, (b0 + n) * inPer));
+      const enc = device.createCommandEncoder();
+      if ('buffer' in src) enc.copyBufferToBuffer(src.buffer, b0 * inPer * 4, s.input, 0, n * inPer * 4);
+      const pass = enc.beginComputePass(s.timer !== undefined ? { timestampWrites: s.timer.writes() } : {});
+      pass.setPipeline(l.pipeline);
+      pass.setBindGroup(0, s.bindGroup);
+      const [x, y, z] = l.plan.workgroups(p, n);
+      pass.dispatchWorkgroups(x, y, z);
+      pass.end();
+      s.timer?.resolve(enc);
+      const bytes = n * outPer * 4;
+      if (s.staging !== undefined) enc.copyBufferToBuffer(s.output, 0, s.staging, 0, bytes);
+      if (full !== undefined) enc.copyBufferToBuffer(s.output, 0, full, b0 * outPer * 4, bytes);
+      device.queue.submit([enc.finish()]);
+      const at = b0;
+      const host = typeof sink === 'object' ? sink.host : undefined;
+      s.pending = (async () => {
+        if (s.staging !== undefined && host !== undefined) {
+          await gpu.race(s.staging.mapAsync(MAP_READ, 0, bytes));
+          host.set(new Float32Array(s.staging.getMappedRange(0, bytes)), at * outPer);
+          s.staging.unmap();
+        }
+        if (s.timer !== undefined) kernelMs = addMs(kernelMs, await s.timer.read(gpu));
+        l.job.onProgress?.({ done: at + n, total: p.batch, unit: 'images' });
+      })();
+      // Awaited before the set is reused or at the end; until then a rejection must not count as unhandled.
+      s.pending.catch(() => {});
+      chunks++;
+    }
+    for (const s of sets) if (s.pending !== undefined) await s.pending;
+    // Device output: nothing to map, so wait here for the work (its errors belong to this call, and its time).
+    if (typeof sink !== 'object') await gpu.race(device.queue.onSubmittedWorkDone());
+    failed = false;
+  } finally {
+    if (failed) await Promise.allSettled(sets.map((s) => s.pending));
+    for (const s of sets) {
+      gpu.release(s.input, s.output, s.uniform);
+      s.staging?.destroy();
+      s.timer?.destroy();
+    }
+    if (failed && full !== undefined) gpu.release(full);
+  }
+  return full === undefined ? { kernelMs, chunks, overlapped: true } : { buffer: full, kernelMs, chunks, overlapped: true };
+}
+
+const chunkNote = (r: LayerRun): string | undefined => (r.chunks > 1 ? `${r.chunks} chunks, ${r.overlapped ? 'upload and readback overlapped with compute' : 'sequential'}` : undefined);
+
+/** Runs `plan` on the call's problem; the input may be a resident DeviceArray, the output one. */
+async function runPlan(gpu: GpuDevice, p: ResidentProblem<'convLayer'>, ctx: OpContext<Float32Array>, plan: Plan, chunking: ConvLayerChunking, extraNotes: readonly string[] = []): Promise<OpOutput<Float32Array>> {
+  const src = sourceOf(gpu, p.input);
+  const job: Job = { timing: ctx.timing, signal: ctx.signal, onProgress: ctx.onProgress, chunking, warmUp: true };
+  const notes = [...extraNotes, ...(plan.note === undefined ? [] : [plan.note])];
+  const shape = shapeOf(p);
+  if (ctx.output === 'device') {
+    const r = await runLayer(gpu, shape, src, 'device', plan, job);
+    const chunk = chunkNote(r);
+    const data = gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, p.batch * p.maps * p.outHeight * p.outWidth);
+    return { data, kernelMs: r.kernelMs, notes: chunk === undefined ? notes : [...notes, chunk] };
+  }
+  const out = ctx.out ?? new Float32Array(p.batch * p.maps * p.outHeight * p.outWidth);
+  const r = await runLayer(gpu, shape, src, { host: out }, plan, job);
+  const chunk = chunkNote(r);
+  return { data: out, kernelMs: r.kernelMs, notes: chunk === undefined ? notes : [...notes, chunk] };
+}
+
+function shapeOf(p: ResidentProblem<'convLayer'>): Shape {
+  const { input: _input, ...shape } = p;
+  return shape;
+}
+
+/** The input as the kernels take it: a host array, or the buffer behind this backend's own handle. */
+function sourceOf(gpu: GpuDevice, input: Float32Array | DeviceArray<Float32Array>): Source {
+  if (!isDeviceArray(input)) return { host: input };
+  // The kit passes only handles of this backend unread; resolve the buffer lazily inside the call.
   return {
+    get buffer(): GPUBuffer {
+      return residentBuffer(gpu, input, 'input');
+    },
+  };
+}
+
+/**
+ * `auto` times each candidate on the first images of the batch, up to this many flops: enough
+ * to fill a big GPU (H100: ~0.1 ms a run), little enough that 15 runs cost milliseconds; far
+ * less on software adapters, whose runs take CPU time from the caller.
+ */
+export const SWEEP_FLOPS = { hardware: 2 ** 31, software: 2 ** 23 } as const;
+
+/** Below this many flops `auto` does not sweep: launch latency dominates and a sweep could never pay for itself. */
+export const SWEEP_MIN_FLOPS = 2 ** 22;
+
+const layerFlops = (p: Shape, images: number): number => 2 * images * p.maps * p.outHeight * p.outWidth * p.channels * p.k * p.k;
+
+/** The candidates for a layer: direct, tiled where it fits, gemm with each maps-per-thread tile up to the one covering the maps. */
+export function convLayerCandidates(gpu: GpuDevice, p: Shape): TuneCandidate<ConvLayerConfig>[] {
+  const out: TuneCandidate<ConvLayerConfig>[] = [{ name: 'direct', config: { kernel: 'direct' } }];
+  if (tiledMisfit(gpu, p) === undefined) out.push({ name: 'tiled', config: { kernel: 'tiled' } });
+  for (const mt of [4, 8, 16] as const) if (mt <= defaultMapsPerThread(p.maps)) out.push({ name: `gemm-mt${mt}`, config: { kernel: 'gemm', mapsPerThread: mt } });
+  return out;
+}
+
+/**
+ * The tuner key: K, channels, maps (they set the kernel's inner loops and the map tiling), the
+ * output-size bucket and the images a sweep times (how many waves fill the GPU).
+ */
+export function convLayerShapeKey(p: Shape, sweepImages: number): string {
+  return `convLayer k=${p.k} c=${p.channels} m=${p.maps} out=2^${log2Bucket(p.outHeight * p.outWidth)} n=2^${log2Bucket(sweepImages)}`;
+}
+
+/** Images a sweep times: the whole batch when small, else as many as the flop budget allows (at least 1). */
+export function convLayerSweepImages(p: Shape, budget: number): number {
+  return Math.max(1, Math.min(p.batch, Math.floor(budget / Math.max(1, layerFlops(p, 1)))));
+}
+
+/** Times configs on the first `images` images of the call's input: device buffers kept across a sweep's runs. */
+class ConvLayerSweep {
+  readonly images: number;
+  private first = true;
+
+  constructor(
+    private readonly gpu: GpuDevice,
+    private readonly p: ResidentProblem<'convLayer'>,
+    private readonly signal: AbortSignal | undefined,
+    images: number,
+  ) {
+    this.images = images;
+  }
+
+  async time(config: ConvLayerConfig): Promise<number> {
+    throwIfAborted(this.signal);
+    const gpu = this.gpu;
+    const shape = { ...shapeOf(this.p), batch: this.images };
+    const inPer = shape.channels * shape.height * shape.width;
+    const src: Source = isDeviceArray(this.p.input) ? sourceOf(gpu, this.p.input) : { host: this.p.input.subarray(0, this.images * inPer) };
+    const job: Job = { timing: gpu.hasTimestamps, signal: this.signal, onProgress: undefined, chunking: {}, warmUp: this.first };
+    this.first = false;
+    const t0 = performance.now();
+    const r = await runLayer(gpu, shape, src, 'discard', planOf(gpu, shape, config), job);
+    // No timestamps (software adapters): wall clock of the run, upload included (the same for every candidate).
+    return r.kernelMs ?? performance.now() - t0;
+  }
+
+  describe(): string {
+    const how = this.gpu.hasTimestamps ? 'GPU timestamps' : 'wall clock';
+    return this.images === this.p.batch ? how : `${how} on ${this.images} of ${this.p.batch} images`;
+  }
+}
+
+function autoNote(choice: TuneChoice<ConvLayerConfig>, key: string, swept: number, how: string): string {
+  const what = `auto: ${describeConvLayerConfig(choice.candidate.config)}`;
+  if (choice.source !== 'sweep') return `${what} (tuned earlier; cached ${choice.source === 'disk' ? 'in the tuning file' : 'in memory'} for ${key})`;
+  return `${what} (tuned now: swept ${swept} candidates in ${Math.round(choice.sweepMs ?? 0)} ms, ${how}, for ${key})`;
+}
+
+/** `auto`: the fastest candidate for this adapter and shape class, swept once and cached. */
+async function runAuto(gpu: GpuDevice, tuning: TunerOptions | undefined, p: ResidentProblem<'convLayer'>, ctx: OpContext<Float32Array>, chunking: ConvLayerChunking): Promise<OpOutput<Float32Array>> {
+  const shape = shapeOf(p);
+  const candidates = convLayerCandidates(gpu, shape);
+  if (layerFlops(shape, p.batch) < SWEEP_MIN_FLOPS) {
+    const config: ConvLayerConfig = { kernel: 'gemm', mapsPerThread: defaultMapsPerThread(p.maps) };
+    return runPlan(gpu, p, ctx, planOf(gpu, shape, config), chunking, [
+      `auto: ${describeConvLayerConfig(config)} (not tuned: the default below ${SWEEP_MIN_FLOPS} flops, where a sweep would cost more than any config could save)`,
+    ]);
+  }
+  const images = Math.min(convLayerSweepImages(shape, gpu.info.software ? SWEEP_FLOPS.software : SWEEP_FLOPS.hardware), itemsPerChunk(gpu, Math.max(p.channels * p.height * p.width, p.maps * p.outHeight * p.outWidth) * 4, 'input'));
+  const key = convLayerShapeKey(shape, images);
+  const sweep = new ConvLayerSweep(gpu, p, ctx.signal, images);
+  const choice = await tunerFor(gpu, tuning).pick(key, candidates, (c) => sweep.time(c));
+  return runPlan(gpu, p, ctx, planOf(gpu, shape, choice.candidate.config), chunking, [autoNote(choice, key, candidates.length, sweep.describe()), ...(choice.notes ?? [])]);
+}
+
+/** Runs one config, as `auto` would after picking it: what the tests check every candidate with. */
+export async function runConvLayerConfig(gpu: GpuDevice, p: ConvLayerProblem, config: ConvLayerConfig, chunking: ConvLayerChunking = {}): Promise<Float32Array> {
+  const out = new Float32Array(p.batch * p.maps * p.outHeight * p.outWidth);
+  const job: Job = { timing: false, signal: undefined, onProgress: undefined, chunking, warmUp: false };
+  await runLayer(gpu, shapeOf(p), { host: p.input }, { host: out }, planOf(gpu, p, config), job);
+  return out;
+}
+
+/**
+ * `tuning`: where `auto` keeps its picks (memory only by default; the first op of a device
+ * decides). `chunking`: chunk size and overlap of batches larger than one binding. The input
+ * may be this backend's own DeviceArray (used where it lives) and, with `output: 'device'`, so
+ * is the output.
+ */
+export function convLayerOp(gpu: GpuDevice, tuning?: TunerOptions, chunking: ConvLayerChunking = {}): ResidentOpImplementation<'convLayer'> {
+  assertObject(chunking, 'chunking');
+  if (chunking.chunkItems !== undefined) assertInteger(chunking.chunkItems, 'chunking.chunkItems', 1);
+  if (chunking.overlap !== undefined) assertBoolean(chunking.overlap, 'chunking.overlap');
+  return {
+    residentInputs: true,
     defaultVariant: 'gemm',
     variants: {
-      direct: (p, ctx) => runLayer(gpu, p, ctx, directPlan(p)),
-      tiled: (p, ctx) => runLayer(gpu, p, ctx, tiledPlan(gpu, p)),
-      gemm: (p, ctx) => runLayer(gpu, p, ctx, gemmPlan(p)),
+      direct: (p, ctx) => runPlan(gpu, p, ctx, directPlan(p), chunking),
+      tiled: (p, ctx) => runPlan(gpu, p, ctx, tiledPlan(gpu, p), chunking),
+      gemm: (p, ctx) => runPlan(gpu, p, ctx, gemmPlan(p), chunking),
+      auto: (p, ctx) => runAuto(gpu, tuning, p, ctx, chunking),
     },
   };
 }
