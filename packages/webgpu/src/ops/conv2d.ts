@@ -1,59 +1,303 @@
+import { throwIfAborted } from '@kernelkit/core';
 import type { Conv2dProblem, OpContext, OpImplementation, OpOutput } from '@kernelkit/ops';
 import type { GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
+import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
+import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { addMs, itemsPerChunk } from './common.js';
-import { conv2dCoalesced, conv2dNaive, conv2dTileBytes, conv2dTiled } from './conv2d.wgsl.js';
+import { COARSENED_CONFIG, conv2dBlock, conv2dCoalesced, conv2dNaive, conv2dTileBytes, conv2dTiled, TILED_CONFIG, type Conv2dTileConfig } from './conv2d.wgsl.js';
 
-type Plan = { program: Program; uniformFilter: boolean; workgroups: (p: Conv2dProblem, images: number) => [number, number, number]; note?: string };
+type Plan = { program: Program; uniformFilter: boolean; workgroups: (p: Pick<Conv2dProblem, 'width' | 'height'>, images: number) => [number, number, number]; note?: string };
+
+/** What `auto` chooses between: the coalesced kernel or one shape of the tiled kernel. Plain JSON (the tuning cache stores it). */
+export type Conv2dConfig = { readonly kernel: 'coalesced' } | ({ readonly kernel: 'tiled' } & Conv2dTileConfig);
 
 const naivePlan = (k: number): Plan => ({ program: conv2dNaive(k), uniformFilter: false, workgroups: (p, n) => [Math.ceil(p.height / 64), p.width, n] });
 const coalescedPlan = (k: number): Plan => ({ program: conv2dCoalesced(k), uniformFilter: false, workgroups: (p, n) => [Math.ceil(p.width / 32), Math.ceil(p.height / 8), n] });
 
-/** Tiled rungs need the tile in workgroup memory and k² floats in a 64 KiB uniform; else coalesced. */
-function tiledPlan(gpu: GpuDevice, k: number, cx: number): Plan {
-  if (conv2dTileBytes(k, cx) > gpu.limits.workgroupStorage || k * k > 16384) {
-    return { ...coalescedPlan(k), note: `k=${k}: tile does not fit workgroup memory or the uniform; ran the coalesced kernel` };
+function tiledPlan(k: number, c: Conv2dTileConfig): Plan {
+  const [bw, bh] = conv2dBlock(c);
+  return { program: conv2dTiled(k, c), uniformFilter: true, workgroups: (p, n) => [Math.ceil(p.width / bw), Math.ceil(p.height / bh), n] };
+}
+
+const planOf = (k: number, c: Conv2dConfig): Plan => (c.kernel === 'coalesced' ? coalescedPlan(k) : tiledPlan(k, c));
+
+/** The adapter limits a conv2d config must respect (the GpuDevice requested the adapter's maxima). */
+export interface Conv2dLimits {
+  readonly workgroupStorage: number;
+  readonly invocations: number;
+  readonly sizeX: number;
+  readonly sizeY: number;
+  readonly uniformBytes: number;
+  readonly workgroupsPerDimension: number;
+}
+
+export function conv2dLimits(gpu: GpuDevice): Conv2dLimits {
+  const l = gpu.device.limits;
+  return {
+    workgroupStorage: gpu.limits.workgroupStorage,
+    invocations: gpu.limits.invocations,
+    sizeX: l.maxComputeWorkgroupSizeX,
+    sizeY: l.maxComputeWorkgroupSizeY,
+    uniformBytes: Number(l.maxUniformBufferBindingSize),
+    workgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
+  };
+}
+
+/**
+ * Why `config` cannot run K×K on this adapter (and, given a problem, on its size), or undefined
+ * when it can. Checked before anything is compiled, so a sweep never meets a pipeline error.
+ */
+export function conv2dConfigMisfit(config: Conv2dConfig, k: number, limits: Conv2dLimits, size?: Pick<Conv2dProblem, 'width' | 'height'>): string | undefined {
+  const [tw, th] = config.kernel === 'coalesced' ? [32, 8] : config.tile;
+  const [bw, bh] = config.kernel === 'coalesced' ? [32, 8] : conv2dBlock(config);
+  if (tw * th > limits.invocations || tw > limits.sizeX || th > limits.sizeY) return `${tw}×${th} invocations exceed the workgroup limits`;
+  if (config.kernel === 'tiled') {
+    const bytes = conv2dTileBytes(k, config);
+    if (bytes > limits.workgroupStorage) return `the tile needs ${bytes} bytes of workgroup memory, the adapter has ${limits.workgroupStorage}`;
+    // The filter is a uniform array of vec4 (16-byte stride).
+    if (Math.ceil((k * k) / 4) * 16 > limits.uniformBytes) return `a ${k}×${k} filter does not fit a uniform buffer (${limits.uniformBytes} bytes)`;
   }
-  return { program: conv2dTiled(k, cx), uniformFilter: true, workgroups: (p, n) => [Math.ceil(p.width / (32 * cx)), Math.ceil(p.height / 8), n] };
+  if (size !== undefined && Math.max(Math.ceil(size.width / bw), Math.ceil(size.height / bh)) > limits.workgroupsPerDimension) {
+    return `the image needs more than ${limits.workgroupsPerDimension} workgroups per dimension`;
+  }
+  return undefined;
+}
+
+const tiled = (tw: number, th: number, cx: number, cy: number): TuneCandidate<Conv2dConfig> => ({
+  name: `${tw}x${th}/${cx}x${cy}`,
+  config: { kernel: 'tiled', tile: [tw, th], perThread: [cx, cy] },
+});
+
+/**
+ * The `auto` sweep: 16 configs × 3 runs, each a shape test/tuning.test.ts checks against the
+ * reference on every CI build, so whatever wins is correct. Chosen from an H100 exploration of
+ * 63 tiled configs (7 workgroup shapes × 9 output blocks) on 9 workloads (K 1–11, 128² × 64 to
+ * 8192²): with these 15 tiled configs the best of the set was within 0.7% of the best of all 63
+ * on every workload. What won there: 2–8 outputs per thread, either a column (1×4, 1×8: the
+ * threads of a warp read consecutive words, and each read serves up to 4–8 output rows) or a
+ * block (2×2, 2×4: the fewest workgroup-memory reads per output); 1×1 and the row-only 4×1
+ * never won. Kept besides: coalesced (no workgroup memory; it wins where that memory is
+ * emulated, as on llvmpipe) and the `tiled` and `coarsened` rungs, so every sweep measures the
+ * rungs `auto` replaces. 32×16 needs 512 invocations: on adapters with WebGPU's default of 256
+ * those three drop out up front.
+ */
+export const CONV2D_CANDIDATES: readonly TuneCandidate<Conv2dConfig>[] = [
+  { name: 'coalesced', config: { kernel: 'coalesced' } },
+  tiled(32, 8, 1, 1), // the `tiled` rung
+  tiled(32, 8, 4, 1), // the `coarsened` rung
+  tiled(32, 8, 1, 4),
+  tiled(32, 8, 2, 2),
+  tiled(32, 8, 2, 4),
+  tiled(16, 16, 1, 4),
+  tiled(16, 16, 2, 2),
+  tiled(16, 16, 2, 4),
+  tiled(32, 4, 1, 4),
+  tiled(32, 4, 2, 2),
+  tiled(32, 4, 1, 8),
+  tiled(64, 4, 1, 4),
+  tiled(32, 16, 1, 4),
+  tiled(32, 16, 2, 2),
+  tiled(32, 16, 2, 4),
+];
+
+export function describeConv2dConfig(c: Conv2dConfig): string {
+  return c.kernel === 'coalesced' ? 'coalesced (no tile)' : `tile ${c.tile[0]}×${c.tile[1]}, ${c.perThread[0]}×${c.perThread[1]} per thread`;
+}
+
+/** Named tiled rungs keep their shape; where it cannot run (huge K) they fall back to coalesced and say so. */
+function namedTiledPlan(gpu: GpuDevice, k: number, c: Conv2dTileConfig): Plan {
+  const misfit = conv2dConfigMisfit({ kernel: 'tiled', ...c }, k, conv2dLimits(gpu));
+  if (misfit !== undefined) return { ...coalescedPlan(k), note: `k=${k}: ${misfit}; ran the coalesced kernel` };
+  return tiledPlan(k, c);
+}
+
+async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, timing: boolean, plan: Plan): Promise<number | undefined> {
+  const img = p.height * p.width;
+  const per = itemsPerChunk(gpu, img * 4, 'input');
+  const pipeline = gpu.pipeline(plan.program);
+  const filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : gpu.upload(p.filter);
+  let kernelMs: number | undefined = 0;
+  // Chunks of whole images keep each binding under the device limit (128 MiB on llvmpipe).
+  for (let b0 = 0; b0 < p.batch; b0 += per) {
+    const n = Math.min(per, p.batch - b0);
+    const input = gpu.upload(p.input.subarray(b0 * img, (b0 + n) * img));
+    const output = gpu.storage(n * img * 4);
+    const params = gpu.uniform(packParams([['u32', p.width], ['u32', p.height], ['u32', n], ['u32', 0]]));
+    const bindGroup = gpu.bind(pipeline, [input, filter, output, params]);
+    const r = await gpu.execute([{ pipeline, bindGroup, workgroups: plan.workgroups(p, n) }], [{ buffer: output, offset: 0, size: n * img * 4 }], timing);
+    out.set(new Float32Array(r.data[0]!), b0 * img);
+    kernelMs = addMs(kernelMs, r.kernelMs);
+    gpu.release(input, output, params);
+  }
+  gpu.release(filter);
+  return kernelMs;
 }
 
 async function runConv2d(gpu: GpuDevice, p: Conv2dProblem, ctx: OpContext<Float32Array>, plan: Plan): Promise<OpOutput<Float32Array>> {
   const out = ctx.out ?? new Float32Array(p.batch * p.height * p.width);
-  const img = p.height * p.width;
-  const per = itemsPerChunk(gpu, img * 4, 'input');
-  return gpu.exclusive(async () => {
-    const pipeline = gpu.pipeline(plan.program);
-    const filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : gpu.upload(p.filter);
-    let kernelMs: number | undefined = 0;
-    // Chunks of whole images keep each binding under the device limit (128 MiB on llvmpipe).
-    for (let b0 = 0; b0 < p.batch; b0 += per) {
-      const n = Math.min(per, p.batch - b0);
-      const input = gpu.upload(p.input.subarray(b0 * img, (b0 + n) * img));
-      const output = gpu.storage(n * img * 4);
-      const params = gpu.uniform(packParams([['u32', p.width], ['u32', p.height], ['u32', n], ['u32', 0]]));
-      const bindGroup = gpu.bind(pipeline, [input, filter, output, params]);
-      const r = await gpu.execute([{ pipeline, bindGroup, workgroups: plan.workgroups(p, n) }], [{ buffer: output, offset: 0, size: n * img * 4 }], ctx.timing);
-      out.set(new Float32Array(r.data[0]!), b0 * img);
-      kernelMs = addMs(kernelMs, r.kernelMs);
-      gpu.release(input, output, params);
-    }
-    gpu.release(filter);
-    return { data: out, kernelMs, notes: plan.note === undefined ? undefined : [plan.note] };
-  });
+  const kernelMs = await gpu.exclusive(() => conv2dBody(gpu, p, out, ctx.timing, plan));
+  return { data: out, kernelMs, notes: plan.note === undefined ? undefined : [plan.note] };
 }
 
-export function conv2dOp(gpu: GpuDevice): OpImplementation<'conv2d'> {
+/** Runs one config, as `auto` would after picking it: what the tests check every candidate with. */
+export async function runConv2dConfig(gpu: GpuDevice, p: Conv2dProblem, config: Conv2dConfig): Promise<Float32Array> {
+  const out = new Float32Array(p.batch * p.height * p.width);
+  await gpu.exclusive(() => conv2dBody(gpu, p, out, false, planOf(p.k, config)));
+  return out;
+}
+
+/**
+ * Sweeps time each candidate on the real problem, or on a slice of it when it is larger than
+ * this many pixels: enough work to fill a big GPU many waves over, little enough that 48 runs
+ * cost milliseconds (H100: 0.01–0.16 ms per run; whole sweeps, compiling 16 pipelines included,
+ * 0.11–0.37 s). Picking on the slice instead of the whole problem cost 2% on average there
+ * (worst 11%, 8192² K=5, timed on 2048 of its rows). Software adapters get a much smaller slice
+ * because each run costs CPU time on the caller's cores.
+ */
+export const SWEEP_PIXELS = { hardware: 1 << 24, software: 1 << 16 } as const;
+
+/**
+ * Below this many output pixels `auto` does not sweep: such a kernel is over in microseconds on
+ * any GPU (launch latency dominates and every config is about as fast), so a sweep of 48 runs
+ * could never pay for itself.
+ */
+export const SWEEP_MIN_PIXELS = 1 << 16;
+
+function sameConfig(a: Conv2dConfig, b: Conv2dConfig): boolean {
+  if (a.kernel === 'coalesced' || b.kernel === 'coalesced') return a.kernel === b.kernel;
+  return a.tile[0] === b.tile[0] && a.tile[1] === b.tile[1] && a.perThread[0] === b.perThread[0] && a.perThread[1] === b.perThread[1];
+}
+
+/** The slice a sweep times: the first `images` images, each cut to its first `height` rows. */
+export function sweepSlice(p: Pick<Conv2dProblem, 'batch' | 'height' | 'width'>, cap: number): { images: number; height: number } {
+  const img = p.height * p.width;
+  if (p.batch * img <= cap) return { images: p.batch, height: p.height };
+  if (img <= cap) return { images: Math.max(1, Math.floor(cap / img)), height: p.height };
+  return { images: 1, height: Math.max(1, Math.min(p.height, Math.floor(cap / p.width))) };
+}
+
+/**
+ * Times conv2d configs on one problem (or its slice): device buffers are uploaded on the first
+ * timed run, so a cached pick uploads nothing. `cap` overrides the slice size (benchmarks).
+ */
+export class Conv2dSweep {
+  readonly slice: { images: number; height: number };
+  readonly timestamps: boolean;
+  private bufs: { input: GPUBuffer; output: GPUBuffer; params: GPUBuffer; filterStorage: GPUBuffer; filterUniform: GPUBuffer } | undefined;
+  private warmUp = true;
+
+  constructor(
+    private readonly gpu: GpuDevice,
+    private readonly p: Conv2dProblem,
+    private readonly signal: AbortSignal | undefined,
+    cap: number = gpu.info.software ? SWEEP_PIXELS.software : SWEEP_PIXELS.hardware,
+  ) {
+    const per = itemsPerChunk(gpu, p.height * p.width * 4, 'input');
+    const s = sweepSlice(p, cap);
+    this.slice = { images: Math.min(s.images, per), height: s.height };
+    this.timestamps = gpu.hasTimestamps;
+  }
+
+  async time(config: Conv2dConfig): Promise<number> {
+    throwIfAborted(this.signal);
+    const gpu = this.gpu;
+    const size = { width: this.p.width, height: this.slice.height };
+    const n = this.slice.images;
+    const b = (this.bufs ??= await gpu.exclusive(async () => ({
+      input: gpu.upload(this.p.input.subarray(0, n * size.height * size.width)),
+      output: gpu.storage(n * size.height * size.width * 4),
+      params: gpu.uniform(packParams([['u32', size.width], ['u32', size.height], ['u32', n], ['u32', 0]])),
+      filterStorage: gpu.upload(this.p.filter),
+      filterUniform: gpu.uniform(vec4Array(this.p.filter)),
+    })));
+    return gpu.exclusive(async () => {
+      const plan = planOf(this.p.k, config);
+      const pipeline = gpu.pipeline(plan.program);
+      const bindGroup = gpu.bind(pipeline, [b.input, plan.uniformFilter ? b.filterUniform : b.filterStorage, b.output, b.params]);
+      const dispatch = [{ pipeline, bindGroup, workgroups: plan.workgroups(size, n) }] as const;
+      if (this.timestamps) {
+        // One clock warm-up for the whole sweep: its runs follow each other closely enough to keep the clocks up.
+        const r = await gpu.execute(dispatch, [], true, this.warmUp);
+        this.warmUp = false;
+        if (r.kernelMs !== undefined) return r.kernelMs;
+      }
+      // No timestamps (software adapters): wall clock from submit to onSubmittedWorkDone.
+      const t0 = performance.now();
+      await gpu.execute(dispatch, [], false);
+      return performance.now() - t0;
+    });
+  }
+
+  describe(): string {
+    const { images, height } = this.slice;
+    const how = this.timestamps ? 'GPU timestamps' : 'wall clock';
+    if (images === this.p.batch && height === this.p.height) return how;
+    if (height === this.p.height) return `${how} on ${images} of ${this.p.batch} images`;
+    return `${how} on the first ${height} of ${this.p.height} rows`;
+  }
+
+  dispose(): void {
+    if (this.bufs === undefined) return;
+    const b = this.bufs;
+    this.gpu.release(b.input, b.output, b.params, b.filterStorage, b.filterUniform);
+    this.bufs = undefined;
+  }
+}
+
+/** The note `auto` adds to its Result: what ran and why (exported for the tests). */
+export function autoNote(choice: TuneChoice<Conv2dConfig>, key: string, swept: number, skipped: number, how: string): string {
+  const what = `auto: ${describeConv2dConfig(choice.candidate.config)}`;
+  const skip = skipped > 0 ? `; ${skipped} candidate${skipped === 1 ? '' : 's'} skipped: over this adapter's limits` : '';
+  if (choice.source !== 'sweep') return `${what} (cached${choice.source === 'disk' ? ' in the tuning file' : ''} for ${key})`;
+  return `${what} (swept ${swept} candidates in ${Math.round(choice.sweepMs ?? 0)} ms, ${how}${skip})`;
+}
+
+/** `auto`: the fastest fitting candidate for this adapter and shape class, swept once and cached. */
+async function runAuto(gpu: GpuDevice, tuning: TunerOptions | undefined, p: Conv2dProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
+  const limits = conv2dLimits(gpu);
+  const fitting = CONV2D_CANDIDATES.filter((c) => conv2dConfigMisfit(c.config, p.k, limits, p) === undefined);
+  if (fitting.length === 0) {
+    const out = await runConv2d(gpu, p, ctx, coalescedPlan(p.k));
+    return { ...out, notes: [`auto: no tuning candidate fits this adapter for k=${p.k}, ${p.width}×${p.height}; ran the coalesced kernel`] };
+  }
+  if (fitting.length === 1) {
+    // Nothing to choose between (a huge K leaves only coalesced): timing it would be pure cost.
+    const only = fitting[0]!.config;
+    const out = await runConv2d(gpu, p, ctx, planOf(p.k, only));
+    return { ...out, notes: [`auto: ${describeConv2dConfig(only)} (the only candidate within this adapter's limits for k=${p.k})`] };
+  }
+  if (p.batch * p.height * p.width < SWEEP_MIN_PIXELS) {
+    // The old heuristic: a 1×1 filter has no reuse for a tile to exploit; otherwise the coarsened tile.
+    const config: Conv2dConfig = p.k === 1 ? { kernel: 'coalesced' } : { kernel: 'tiled', ...COARSENED_CONFIG };
+    const pick = fitting.find((c) => sameConfig(c.config, config))?.config ?? fitting[0]!.config;
+    const out = await runConv2d(gpu, p, ctx, planOf(p.k, pick));
+    return { ...out, notes: [`auto: ${describeConv2dConfig(pick)} (the default below ${SWEEP_MIN_PIXELS} pixels, where a sweep would cost more than any config could save)`] };
+  }
+  const key = conv2dShapeKey(conv2dShapeClass(p));
+  const sweep = new Conv2dSweep(gpu, p, ctx.signal);
+  let choice: TuneChoice<Conv2dConfig>;
+  try {
+    choice = await tunerFor(gpu, tuning).pick(key, fitting, (c) => sweep.time(c));
+  } finally {
+    sweep.dispose();
+  }
+  const out = await runConv2d(gpu, p, ctx, planOf(p.k, choice.candidate.config));
+  const note = autoNote(choice, key, fitting.length, CONV2D_CANDIDATES.length - fitting.length, sweep.describe());
+  return { ...out, notes: [note, ...(choice.notes ?? [])] };
+}
+
+/** `tuning`: where `auto` keeps its picks (memory only by default); the first conv2dOp for a device decides. */
+export function conv2dOp(gpu: GpuDevice, tuning?: TunerOptions): OpImplementation<'conv2d'> {
   return {
     defaultVariant: 'auto',
     variants: {
       naive: (p, ctx) => runConv2d(gpu, p, ctx, naivePlan(p.k)),
       coalesced: (p, ctx) => runConv2d(gpu, p, ctx, coalescedPlan(p.k)),
-      tiled: (p, ctx) => runConv2d(gpu, p, ctx, tiledPlan(gpu, p.k, 1)),
-      coarsened: (p, ctx) => runConv2d(gpu, p, ctx, tiledPlan(gpu, p.k, 4)),
-      // Heuristic: 1×1 filters have no reuse to exploit; otherwise the coarsened tile wins on
-      // reuse (each tile pixel feeds up to K·4 outputs from registers).
-      auto: (p, ctx) => runConv2d(gpu, p, ctx, p.k === 1 ? coalescedPlan(p.k) : tiledPlan(gpu, p.k, 4)),
+      tiled: (p, ctx) => runConv2d(gpu, p, ctx, namedTiledPlan(gpu, p.k, TILED_CONFIG)),
+      coarsened: (p, ctx) => runConv2d(gpu, p, ctx, namedTiledPlan(gpu, p.k, COARSENED_CONFIG)),
+      auto: (p, ctx) => runAuto(gpu, tuning, p, ctx),
     },
   };
 }

@@ -54,25 +54,71 @@ export function conv2dCoalesced(k: number): Program {
 }
 
 /**
- * Workgroup tile of (TH + 2R) × (TW·CX + 2R) input pixels (halo included, ghost cells as 0) and
- * the filter in a uniform. Each thread computes CX consecutive outputs of one row: the
- * K + CX − 1 inputs of a filter row sit in registers and serve all CX outputs (CX = 1 is the
- * plain `tiled` rung, CX > 1 the `coarsened` one).
+ * The shape of one tiled kernel: a `tile[0]`×`tile[1]` workgroup (x fastest) where each invocation
+ * computes a `perThread[0]`×`perThread[1]` block of adjacent outputs (columns × rows). The named
+ * rungs are two points of this space (TILED_CONFIG, COARSENED_CONFIG); `auto` sweeps a few more.
+ * Plain JSON on purpose: the tuning cache file stores it.
  */
-export function conv2dTiled(k: number, cx: number, tw = 32, th = 8): Program {
+export interface Conv2dTileConfig {
+  readonly tile: readonly [x: number, y: number];
+  readonly perThread: readonly [x: number, y: number];
+}
+
+export const TILED_CONFIG: Conv2dTileConfig = { tile: [32, 8], perThread: [1, 1] };
+export const COARSENED_CONFIG: Conv2dTileConfig = { tile: [32, 8], perThread: [4, 1] };
+
+/** Output pixels one workgroup covers, [columns, rows]. */
+export const conv2dBlock = (c: Conv2dTileConfig): [number, number] => [c.tile[0] * c.perThread[0], c.tile[1] * c.perThread[1]];
+
+/**
+ * The per-input-row update, unrolled over the CY output rows here rather than in WGSL: input row
+ * i feeds output row o through filter row i − o, where 0 ≤ i − o < K. Emitting one block per o
+ * with literal indices (and a guard only where i can leave that range) keeps every loop bound a
+ * constant, so the driver unrolls everything and `acc` stays in registers. A WGSL loop over o
+ * with bounds max(0, i − K + 1)…min(CY − 1, i) made the H100 run every tiled config 4–6×
+ * slower (acc spilled to local memory); CY = 1 emits exactly the pre-generalisation loop nest.
+ */
+function outputRows(cx: number, cy: number): string {
+  const blocks: string[] = [];
+  for (let o = 0; o < cy; o++) {
+    const guard = [o > 0 ? `i >= ${o}` : '', o < cy - 1 ? `i < K + ${o}` : ''].filter((g) => g !== '').join(' && ');
+    const body = [
+      'for (var j = 0; j < K; j++) {',
+      `  let f = fv(${o === 0 ? 'i' : `(i - ${o})`} * K + j);`,
+      `  for (var c = 0; c < CX; c++) { acc[${o === 0 ? 'c' : `${o * cx} + c`}] += win[j + c] * f; }`,
+      '}',
+    ];
+    const lines = guard === '' ? body : [`if (${guard}) {`, ...body.map((l) => `  ${l}`), '}'];
+    blocks.push(lines.map((l) => `    ${l}`).join('\n'));
+  }
+  return blocks.join('\n');
+}
+
+/**
+ * Workgroup tile of (TH·CY + 2R) × (TW·CX + 2R) input pixels (halo included, ghost cells as 0)
+ * and the filter in a uniform. Each invocation computes a CX×CY block of adjacent outputs: it
+ * walks the K + CY − 1 input rows its block touches, keeps the K + CX − 1 inputs of each in
+ * registers, and feeds every output row that input row reaches (filter row i − o). So one
+ * workgroup-memory read serves up to K·CX·CY multiply-adds. CX = CY = 1 is the plain `tiled`
+ * rung; CX = 4, CY = 1 the `coarsened` one (same arithmetic order as before the generalisation).
+ */
+export function conv2dTiled(k: number, config: Conv2dTileConfig): Program {
+  const [tw, th] = config.tile;
+  const [cx, cy] = config.perThread;
+  const [bw, bh] = conv2dBlock(config);
   const r = (k - 1) / 2;
-  const cols = tw * cx + 2 * r;
-  const rows = th + 2 * r;
+  const cols = bw + 2 * r;
+  const rows = bh + 2 * r;
   const win = k + cx - 1;
   const wgsl = `${HEADER(UNIFORM_FILTER(k))}
-const K: i32 = ${k}; const R: i32 = ${r}; const CX: i32 = ${cx};
+const K: i32 = ${k}; const R: i32 = ${r}; const CX: i32 = ${cx}; const CY: i32 = ${cy};
 const COLS: i32 = ${cols}; const ROWS: i32 = ${rows};
 var<workgroup> tile: array<f32, ${cols * rows}>;
 @compute @workgroup_size(${tw}, ${th}) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) l: vec3u, @builtin(local_invocation_index) li: u32) {
   let h = i32(p.h); let w = i32(p.w);
   let base = wid.z * p.h * p.w;
-  let x0 = i32(wid.x) * ${tw} * CX - R;
-  let y0 = i32(wid.y) * ${th} - R;
+  let x0 = i32(wid.x) * ${bw} - R;
+  let y0 = i32(wid.y) * ${bh} - R;
   for (var t = i32(li); t < COLS * ROWS; t += ${tw * th}) {
     let yy = y0 + t / COLS; let xx = x0 + t % COLS;
     var v = 0.0;
@@ -80,26 +126,28 @@ var<workgroup> tile: array<f32, ${cols * rows}>;
     tile[t] = v;
   }
   workgroupBarrier();
-  let lx = i32(l.x) * CX; let ly = i32(l.y);
-  var acc: array<f32, ${cx}>;
-  for (var i = 0; i < K; i++) {
+  let lx = i32(l.x) * CX; let ly = i32(l.y) * CY;
+  var acc: array<f32, ${cx * cy}>;
+  for (var i = 0; i < K + CY - 1; i++) {
     var win: array<f32, ${win}>;
     for (var j = 0; j < ${win}; j++) { win[j] = tile[(ly + i) * COLS + lx + j]; }
-    for (var j = 0; j < K; j++) {
-      let f = fv(i * K + j);
-      for (var c = 0; c < CX; c++) { acc[c] += win[j + c] * f; }
+${outputRows(cx, cy)}
+  }
+  for (var o = 0; o < CY; o++) {
+    let y = y0 + R + ly + o;
+    if (y >= h) { return; }
+    for (var c = 0; c < CX; c++) {
+      let x = x0 + R + lx + c;
+      if (x < w) { outp[base + u32(y * w + x)] = acc[o * CX + c]; }
     }
   }
-  let y = y0 + R + ly;
-  if (y >= h) { return; }
-  for (var c = 0; c < CX; c++) {
-    let x = x0 + R + lx + c;
-    if (x < w) { outp[base + u32(y * w + x)] = acc[c]; }
-  }
 }`;
-  const name = cx === 1 ? 'conv2d-tiled' : 'conv2d-coarsened';
-  return { name, cacheKey: `${name}-k${k}-cx${cx}-${tw}x${th}`, workgroupSize: [tw, th, 1], wgsl };
+  const name = cx * cy === 1 ? 'conv2d-tiled' : 'conv2d-coarsened';
+  return { name, cacheKey: `${name}-k${k}-${tw}x${th}-${cx}x${cy}`, workgroupSize: [tw, th, 1], wgsl };
 }
 
 /** Bytes of workgroup memory conv2dTiled needs. */
-export const conv2dTileBytes = (k: number, cx: number, tw = 32, th = 8): number => (tw * cx + k - 1) * (th + k - 1) * 4;
+export function conv2dTileBytes(k: number, config: Conv2dTileConfig): number {
+  const [bw, bh] = conv2dBlock(config);
+  return (bw + k - 1) * (bh + k - 1) * 4;
+}
