@@ -1,5 +1,5 @@
-import { assertObject, assertOneOf, BackendUnavailableError, assertInteger } from '@kernelkit/core';
-import { createBackend, type Backend } from '@kernelkit/ops';
+import { assertBoolean, assertObject, assertOneOf, BackendUnavailableError, assertInteger, InvalidArgumentError } from '@kernelkit/core';
+import { createBackend, type Backend, type OpImplementation, type OpName, type OpRunner } from '@kernelkit/ops';
 import { openAdapter, type AdapterKind } from './runtime/adapter.js';
 import { GpuDevice } from './runtime/device.js';
 import { conv2dOp } from './ops/conv2d.js';
@@ -7,6 +7,7 @@ import { convLayerOp } from './ops/conv-layer.js';
 import { gridSearchOp } from './ops/grid-search.js';
 import { scanOp } from './ops/scan.js';
 import { stencil3dOp } from './ops/stencil3d.js';
+import type { TunerOptions } from './tuning/tuner.js';
 
 export interface WebGpuBackendOptions {
   /** 'hardware' refuses software adapters, 'software' asks for llvmpipe; default 'any' (hardware first). */
@@ -17,6 +18,39 @@ export interface WebGpuBackendOptions {
   readonly dawnFlags?: readonly string[];
   /** Ms of FMA spin before each timed pass so GPU clocks have ramped (runtime/clock-warmup.ts); default 60 on hardware. */
   readonly clockWarmUpMs?: number;
+  /**
+   * JSON file where the `auto` variants (conv2d, convLayer) keep their tuned picks per adapter and
+   * shape class (read once, replaced atomically after each sweep). Default: env
+   * KERNELKIT_TUNING_CACHE, else memory only.
+   */
+  readonly tuningCache?: string;
+  /** Largest convLayer chunk in images (default: what one storage binding holds). Lets tests and the bench exercise the chunked paths. */
+  readonly convLayerChunkItems?: number;
+  /** Overlap chunk n+1's upload and chunk n−1's readback with chunk n's compute (default true); false runs chunks one after another. */
+  readonly convLayerOverlap?: boolean;
+}
+
+/** The device behind each backend, for `@kernelkit/webgpu/testing`. */
+export const DEVICES = new WeakMap<Backend, GpuDevice>();
+
+/**
+ * Every runner of `impl`, refusing at once when the backend became unusable (a lost device
+ * that could not be recreated: see GpuDevice), and noting a recreation the call waited for.
+ */
+// A ResidentOpImplementation passes through here as an OpImplementation (its runners are
+// assignable); the spread below keeps its `residentInputs` flag.
+function recovering<O extends OpName>(gpu: GpuDevice, impl: OpImplementation<O>): OpImplementation<O> {
+  const variants: Record<string, OpRunner<O>> = {};
+  for (const [name, run] of Object.entries(impl.variants)) {
+    variants[name] = async (p, ctx) => {
+      gpu.assertUsable();
+      const seen = gpu.recoveryCount;
+      const out = await run(p, ctx);
+      const recovered = gpu.recoveriesSince(seen);
+      return recovered.length === 0 ? out : { ...out, notes: [...recovered, ...(out.notes ?? [])] };
+    };
+  }
+  return { ...impl, variants };
 }
 
 /** A WebGPU backend on Dawn. Rejects with BackendUnavailableError, naming the reasons, when no adapter fits. */
@@ -25,6 +59,12 @@ export async function createWebGpuBackend(options: WebGpuBackendOptions = {}): P
   const kind = options.adapter ?? 'any';
   assertOneOf(kind, 'options.adapter', ['hardware', 'software', 'any'] as const);
   if (options.scanChunkElements !== undefined) assertInteger(options.scanChunkElements, 'options.scanChunkElements', 1);
+  if (options.convLayerChunkItems !== undefined) assertInteger(options.convLayerChunkItems, 'options.convLayerChunkItems', 1);
+  if (options.convLayerOverlap !== undefined) assertBoolean(options.convLayerOverlap, 'options.convLayerOverlap');
+  if (options.tuningCache !== undefined && (typeof options.tuningCache !== 'string' || options.tuningCache === '')) {
+    throw new InvalidArgumentError('options.tuningCache', 'must be a non-empty file path');
+  }
+  const tuning: TunerOptions = { cachePath: options.tuningCache ?? (process.env['KERNELKIT_TUNING_CACHE'] || undefined) };
   const dawnFlags: readonly string[] | undefined = (options as WebGpuBackendOptions).dawnFlags;
   const opened = await openAdapter(kind, dawnFlags);
   if ('reasons' in opened) {
@@ -37,7 +77,7 @@ export async function createWebGpuBackend(options: WebGpuBackendOptions = {}): P
     throw new BackendUnavailableError('the WebGPU device could not be created', [{ backend: 'webgpu', reason: (e as Error).message }], { cause: e });
   }
   const a = opened.info;
-  return createBackend({
+  const backend = createBackend({
     name: 'webgpu',
     info: {
       name: 'webgpu',
@@ -47,13 +87,15 @@ export async function createWebGpuBackend(options: WebGpuBackendOptions = {}): P
       capabilities: { f64: false },
     },
     ops: {
-      conv2d: conv2dOp(gpu),
-      stencil3d: stencil3dOp(gpu),
-      scan: scanOp(gpu, options.scanChunkElements),
-      gridSearch: gridSearchOp(gpu),
-      convLayer: convLayerOp(gpu),
+      conv2d: recovering(gpu, conv2dOp(gpu, tuning)),
+      stencil3d: recovering(gpu, stencil3dOp(gpu)),
+      scan: recovering(gpu, scanOp(gpu, options.scanChunkElements)),
+      gridSearch: recovering(gpu, gridSearchOp(gpu)),
+      convLayer: recovering(gpu, convLayerOp(gpu, tuning, { chunkItems: options.convLayerChunkItems, overlap: options.convLayerOverlap })),
     },
-    // Wait for queued calls, then destroy the device and drop the create() object.
-    release: () => gpu.exclusive(async () => {}).catch(() => {}).then(() => gpu.destroy()),
+    // Wait for queued calls, then destroy every buffer and the device and drop the create() object.
+    release: () => gpu.close(),
   });
+  DEVICES.set(backend, gpu);
+  return backend;
 }

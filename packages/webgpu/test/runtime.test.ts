@@ -65,18 +65,41 @@ describe('grid search f32 screen', () => {
 });
 
 describe('process lifetime', () => {
-  it('a script that uses and disposes the backend exits by itself', () => {
+  const runChild = (body: string) => {
     const script = `
       const { createWebGpuBackend } = await import(${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)});
+      const testing = await import(${JSON.stringify(new URL('../dist/testing.js', import.meta.url).href)});
+      ${body}
+      console.log('done');
+    `;
+    return spawnSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 30_000, encoding: 'utf8', cwd: fileURLToPath(new URL('..', import.meta.url)) });
+  };
+  it('a script that uses and disposes the backend exits by itself', () => {
+    const child = runChild(`
       const b = await createWebGpuBackend({ adapter: 'software' });
       const r = await b.scan({ input: new Uint32Array([1, 2, 3]) });
       if (r.data.join() !== '1,3,6') process.exit(3);
       await b.dispose();
-      console.log('done');
-    `;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 30_000, encoding: 'utf8', cwd: fileURLToPath(new URL('..', import.meta.url)) });
+      if (testing.webgpuStats(b).holdsInstance || testing.liveGpuBuffers() !== 0) process.exit(4);
+    `);
     expect(child.error, 'the child must exit by itself before the timeout').toBeUndefined();
     expect(child.status).toBe(0);
+    expect(child.stdout).toContain('done');
+  });
+  it('so does one whose device was lost and recreated, and one whose recreation failed', () => {
+    const child = runChild(`
+      const b = await createWebGpuBackend({ adapter: 'software' });
+      await testing.loseDevice(b);
+      const r = await b.scan({ input: new Uint32Array([1, 2, 3]) });
+      if (r.data.join() !== '1,3,6' || !String(r.notes).includes('recreated')) process.exit(3);
+      await testing.loseDevice(b);
+      testing.failNextDeviceRecreation(b, 'simulated');
+      if (await b.scan({ input: new Uint32Array([1]) }).then(() => true, () => false)) process.exit(4);
+      await b.dispose();
+      if (testing.webgpuStats(b).holdsInstance || testing.liveGpuBuffers() !== 0) process.exit(5);
+    `);
+    expect(child.error, 'the child must exit by itself before the timeout').toBeUndefined();
+    expect(child.status, child.stderr.split('\n').filter((l) => !l.startsWith('Warning')).join('\n')).toBe(0);
     expect(child.stdout).toContain('done');
   });
 });

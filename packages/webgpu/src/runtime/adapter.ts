@@ -25,12 +25,18 @@ export interface OpenedAdapter {
   readonly info: AdapterInfo;
   /** Dawn backend the adapter came from. */
   readonly backend: 'default' | 'opengles';
+  /** What requestAdapter was given: a lost device is recreated on an adapter asked for the same way. */
+  readonly request: GPURequestAdapterOptions;
 }
 
 const SOFTWARE_RE = /llvmpipe|lavapipe|swiftshader|softpipe|software|\bcpu\b/i;
 
-/** Limits worth reporting (and requesting raised); the rest of GPUSupportedLimits is noise here. */
-export const INTERESTING_LIMITS = [
+/**
+ * The limits that matter to the kernels: each is requested at the adapter's maximum when the
+ * device is created (runtime/device.ts) and reported in AdapterInfo. One list for both, so the
+ * limits a backend reports are the limits its device has.
+ */
+export const DEVICE_LIMITS = [
   'maxStorageBufferBindingSize',
   'maxBufferSize',
   'maxComputeWorkgroupStorageSize',
@@ -49,7 +55,7 @@ export function describeAdapter(adapter: GPUAdapter): AdapterInfo {
   // Dawn reports llvmpipe/SwiftShader as vendor "mesa"/"google" with the name in description.
   const fallback = (i as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
   const limits: Record<string, number> = {};
-  for (const k of INTERESTING_LIMITS) limits[k] = Number(adapter.limits[k]);
+  for (const k of DEVICE_LIMITS) limits[k] = Number(adapter.limits[k]);
   return {
     vendor: i.vendor,
     architecture: i.architecture,
@@ -63,9 +69,10 @@ export function describeAdapter(adapter: GPUAdapter): AdapterInfo {
 async function tryOpen(backend: 'default' | 'opengles', flags: readonly string[]): Promise<OpenedAdapter | string> {
   try {
     const gpu = create(backend === 'default' ? [...flags] : ['backend=opengles', ...flags]);
-    const adapter = await gpu.requestAdapter(backend === 'default' ? { powerPreference: 'high-performance' } : { featureLevel: 'compatibility' });
+    const request: GPURequestAdapterOptions = backend === 'default' ? { powerPreference: 'high-performance' } : { featureLevel: 'compatibility' };
+    const adapter = await gpu.requestAdapter(request);
     if (adapter === null) return backend === 'default' ? 'no hardware adapter (create([]) found none)' : 'no OpenGL ES adapter (is EGL/Mesa llvmpipe installed?)';
-    return { gpu, adapter, info: describeAdapter(adapter), backend };
+    return { gpu, adapter, info: describeAdapter(adapter), backend, request };
   } catch (e) {
     return `${backend} adapter request failed: ${(e as Error).message}`;
   }
@@ -90,6 +97,22 @@ export async function openAdapter(kind: AdapterKind, flags?: readonly string[]):
     else return sw;
   } else reasons.push(sw);
   return { reasons };
+}
+
+/**
+ * A fresh adapter for the same physical device, from the same create() object. An adapter can
+ * make one device only (Dawn: 'adapter is "consumed"'), so recreating a lost device needs a new
+ * one; it must describe itself exactly as the first did, else recreation fails.
+ */
+export async function reopenAdapter(opened: OpenedAdapter): Promise<GPUAdapter> {
+  const adapter = await opened.gpu.requestAdapter(opened.request);
+  if (adapter === null) throw new Error('requestAdapter found no adapter any more');
+  const was = opened.info;
+  const now = describeAdapter(adapter);
+  if (now.vendor !== was.vendor || now.architecture !== was.architecture || now.description !== was.description) {
+    throw new Error(`requestAdapter now offers a different adapter (${now.vendor} ${now.description}, was ${was.vendor} ${was.description})`);
+  }
+  return adapter;
 }
 
 export interface WebGpuProbe {

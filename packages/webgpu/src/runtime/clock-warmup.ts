@@ -27,11 +27,13 @@ const ITERS_PER_MS = 27_000;
 export class ClockWarmUp {
   private readonly pipeline: GPUComputePipeline;
   private readonly bindGroup: GPUBindGroup;
+  private readonly buffers: readonly GPUBuffer[];
   constructor(device: GPUDevice, readonly ms: number) {
     const module = device.createShaderModule({ code: SPIN_WGSL, label: 'clock-warmup' });
     this.pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' }, label: 'clock-warmup' });
     const sink = device.createBuffer({ size: 256, usage: BUF.STORAGE });
     const params = device.createBuffer({ size: 16, usage: BUF.UNIFORM | BUF.COPY_DST });
+    this.buffers = [sink, params];
     device.queue.writeBuffer(params, 0, new Uint32Array([Math.max(1, Math.round(ms * ITERS_PER_MS)), 0, 0, 0]));
     this.bindGroup = device.createBindGroup({ layout: this.pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: sink } }, { binding: 1, resource: { buffer: params } }] });
   }
@@ -44,5 +46,9 @@ export class ClockWarmUp {
     pass.setBindGroup(0, this.bindGroup);
     pass.dispatchWorkgroups(SPIN_GROUPS);
     pass.end();
+  }
+
+  destroy(): void {
+    for (const b of this.buffers) b.destroy();
   }
 }

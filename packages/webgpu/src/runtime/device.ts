@@ -1,21 +1,11 @@
-import { DeviceError, LimitExceededError } from '@kernelkit/core';
+import { DeviceError, KernelkitError, LimitExceededError } from '@kernelkit/core';
 import type { AdapterInfo } from '@kernelkit/ops';
-import type { OpenedAdapter } from './adapter.js';
-import { BufferPool } from './buffer-pool.js';
-import { ClockWarmUp } from './clock-warmup.js';
+import { reopenAdapter, type OpenedAdapter } from './adapter.js';
+import type { BufferPool } from './buffer-pool.js';
+import { deviceRequest, Generation, type DeviceRequest } from './generation.js';
+import { BufferLedger } from './ledger.js';
 import type { Program } from './program.js';
-import { TimestampTimer } from './timestamps.js';
 import { BUF, MAP_READ } from './usage.js';
-
-const RAISED_LIMITS = [
-  'maxStorageBufferBindingSize',
-  'maxBufferSize',
-  'maxComputeWorkgroupStorageSize',
-  'maxComputeInvocationsPerWorkgroup',
-  'maxComputeWorkgroupSizeX',
-  'maxComputeWorkgroupSizeY',
-  'maxStorageBuffersPerShaderStage',
-] as const;
 
 /** Default clock warm-up before a timed pass, in ms of full-clock FMA work (chosen from the ramp measurement in bench/ceilings.ts). */
 export const DEFAULT_WARMUP_MS = 60;
@@ -35,27 +25,60 @@ export interface ReadRegion {
 
 export type Binding = GPUBuffer | { readonly buffer: GPUBuffer; readonly offset?: number; readonly size?: number };
 
+/** What the testing counters read (see `@kernelkit/webgpu/testing`). */
+export interface GpuDeviceStats {
+  /** GPUBuffers created and not destroyed, over every device generation: handed out + idle + owned. */
+  readonly liveBuffers: number;
+  readonly idleBuffers: number;
+  readonly ownedBuffers: number;
+  readonly pipelines: number;
+  /** 1 for the first device, +1 per recreation after a loss. */
+  readonly generation: number;
+  readonly usable: boolean;
+  /** Whether the Dawn create() object is still referenced (false after destroy: the process can exit). */
+  readonly holdsInstance: boolean;
+}
+
+/** How long a failed call waits for a pending device loss to land, so the loss is what it reports. */
+const LOSS_SETTLE_MS = 50;
+
 /**
- * One device and what hangs off it: the pipeline cache, the buffer pool and the timestamp
- * timer. Op calls run one at a time (`exclusive`) because error scopes are a device-wide stack.
+ * One logical device for a backend: the current GPUDevice generation (its pipeline cache,
+ * buffer pool, timestamp timer) and the buffer ledger. Op calls run one at a time
+ * (`exclusive`) because error scopes are a device-wide stack.
+ *
+ * Device-loss policy. A call in flight when the device is lost rejects with DeviceError (every
+ * GPU wait is raced against `device.lost`, so it never hangs) and the lost generation is
+ * retired at once: its buffers are destroyed, its pipelines dropped, none is ever reused. The
+ * next call (or a call already queued) recreates the device lazily, from a fresh adapter of
+ * the same create() object that must describe itself as the first one did, with the same
+ * limits and features, and runs there; backend.ts adds "the WebGPU device was lost (…) and
+ * recreated" to the notes of each call that ran after the recreation it waited for. If the
+ * recreation fails, the backend is unusable: that call and every later one reject with the
+ * same DeviceError; `destroy()` (dispose) still works. While the backend is being disposed a
+ * lost device is not recreated.
  */
 export class GpuDevice {
-  readonly device: GPUDevice;
   readonly info: AdapterInfo;
   readonly limits: { storageBinding: number; bufferSize: number; workgroupStorage: number; invocations: number };
   readonly subgroups: boolean;
-  readonly pool: BufferPool;
-  private readonly timer: TimestampTimer | undefined;
-  private readonly pipelines = new Map<string, GPUComputePipeline>();
+  readonly ledger = new BufferLedger();
+  /** Testing hook (`failNextDeviceRecreation`): the next recreation fails with this reason. */
+  recreateFault: string | undefined;
+  /** Holds the create() object: it must be dropped (see destroy) for the process to exit. */
+  private opened: OpenedAdapter | undefined;
+  private readonly request: DeviceRequest;
+  private gen: Generation;
+  private warmUpMs = 0;
   private queue: Promise<unknown> = Promise.resolve();
-  private lostReason: string | undefined;
-  private readonly lostPromise: Promise<never>;
-  private gpu: GPU | undefined;
-  private warmUp: ClockWarmUp | undefined;
+  private calls = 0;
+  private closing = false;
+  private unusable: DeviceError | undefined;
+  private readonly recoveries: string[] = [];
 
-  private constructor(opened: OpenedAdapter, device: GPUDevice) {
-    this.gpu = opened.gpu;
-    this.device = device;
+  private constructor(opened: OpenedAdapter, request: DeviceRequest, device: GPUDevice) {
+    this.opened = opened;
+    this.request = request;
     this.info = opened.info;
     const l = device.limits;
     this.limits = {
@@ -65,44 +88,52 @@ export class GpuDevice {
       invocations: l.maxComputeInvocationsPerWorkgroup,
     };
     this.subgroups = device.features.has('subgroups');
-    this.pool = new BufferPool(device);
-    this.timer = device.features.has('timestamp-query') ? new TimestampTimer(device) : undefined;
-    this.lostPromise = device.lost.then((i) => {
-      this.lostReason = `${i.reason}: ${i.message}`;
-      throw new DeviceError(`the WebGPU device was lost (${this.lostReason})`);
-    });
-    // Nobody may await lostPromise; keep the rejection from becoming an unhandled one.
-    this.lostPromise.catch(() => {});
-    device.onuncapturederror = () => {}; // errors are collected through error scopes instead
+    this.gen = this.generation(1, device);
   }
 
   /** `clockWarmUpMs`: FMA spin before each timed pass (see clock-warmup.ts); default 60 on hardware, 0 on software. */
   static async open(opened: OpenedAdapter, clockWarmUpMs?: number): Promise<GpuDevice> {
-    const a = opened.adapter;
-    const requiredLimits: Record<string, number> = {};
-    for (const k of RAISED_LIMITS) requiredLimits[k] = Number(a.limits[k]);
-    const requiredFeatures: GPUFeatureName[] = [];
-    for (const f of ['subgroups', 'timestamp-query'] as const) if (a.features.has(f)) requiredFeatures.push(f);
-    const device = await a.requestDevice({ requiredLimits, requiredFeatures });
-    const gpu = new GpuDevice(opened, device);
+    const request = deviceRequest(opened.adapter);
+    const device = await opened.adapter.requestDevice(request);
+    const gpu = new GpuDevice(opened, request, device);
     gpu.setClockWarmUp(clockWarmUpMs ?? (opened.info.software ? 0 : DEFAULT_WARMUP_MS));
     return gpu;
   }
 
-  /** Sets the clock warm-up before timed passes (0 turns it off). */
+  private generation(id: number, device: GPUDevice): Generation {
+    // Retire a lost device at once (not at the next call), so its buffers stop counting; not
+    // while disposing, where destroy() retires it.
+    return new Generation(id, device, this.ledger, (g) => {
+      if (!this.closing) g.retire();
+    });
+  }
+
+  /** The current GPUDevice. It changes after a loss: read it inside the call that uses it. */
+  get device(): GPUDevice {
+    return this.gen.device;
+  }
+
+  get pool(): BufferPool {
+    return this.gen.pool;
+  }
+
+  /** Sets the clock warm-up before timed passes (0 turns it off); kept across recreations. */
   setClockWarmUp(ms: number): void {
-    this.warmUp = ms > 0 && this.timer !== undefined ? new ClockWarmUp(this.device, ms) : undefined;
+    this.warmUpMs = ms;
+    this.gen.setWarmUp(ms);
   }
 
   get hasTimestamps(): boolean {
-    return this.timer !== undefined;
+    return this.gen.timer !== undefined;
   }
 
   /** Runs `fn` alone on the device inside validation/OOM/internal error scopes. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
-      if (this.lostReason !== undefined) throw new DeviceError(`the WebGPU device was lost (${this.lostReason})`);
-      const d = this.device;
+      const gen = await this.usableGeneration();
+      const d = gen.device;
+      const call = ++this.calls;
+      this.ledger.call = call;
       d.pushErrorScope('validation');
       d.pushErrorScope('out-of-memory');
       d.pushErrorScope('internal');
@@ -120,37 +151,95 @@ export class GpuDevice {
         const e = await this.race(d.popErrorScope()).catch(() => null);
         if (e) errors.push(e);
       }
+      this.ledger.call = 0;
+      if (!failed && errors.length === 0) return result as T;
+      // A failed call skips its releases: reclaim what it took so failures cannot leak buffers.
+      this.ledger.sweep(call);
+      // Dawn may reject a map of a destroyed device before `lost` settles: let the loss land.
+      if (failed && gen.lostReason === undefined && !(failure instanceof KernelkitError)) {
+        await Promise.race([gen.lost.catch(() => {}), new Promise((r) => setTimeout(r, LOSS_SETTLE_MS))]);
+      }
+      if (gen.lostReason !== undefined) {
+        throw new DeviceError(`the WebGPU device was lost during this call (${gen.lostReason}); the next call recreates it`, { cause: failed ? failure : errors[0] });
+      }
       if (errors.length > 0) {
         const oom = errors.some((e) => e.constructor.name === 'GPUOutOfMemoryError');
         const msg = errors.map((e) => e.message).join('\n');
         if (oom) throw new LimitExceededError('device memory', `the GPU ran out of memory: ${msg}`);
         throw new DeviceError(`WebGPU rejected a command: ${msg}`, failed ? { cause: failure } : undefined);
       }
-      if (failed) throw failure;
-      return result as T;
+      throw failure;
     };
     const p = this.queue.then(run, run);
     this.queue = p.catch(() => {});
     return p;
   }
 
+  /** The live generation, recreating a lost device first (see the policy above). */
+  private async usableGeneration(): Promise<Generation> {
+    if (this.unusable !== undefined) throw this.unusable;
+    const old = this.gen;
+    if (old.lostReason === undefined && !old.retired) return old;
+    if (this.closing) throw new DeviceError(`the WebGPU device is gone (${old.lostReason ?? 'destroyed'}) and the backend is being disposed`);
+    try {
+      if (this.recreateFault !== undefined) {
+        const fault = this.recreateFault;
+        this.recreateFault = undefined;
+        throw new Error(fault);
+      }
+      if (this.opened === undefined) throw new Error('the Dawn instance was released');
+      const adapter = await reopenAdapter(this.opened);
+      const device = await adapter.requestDevice(this.request);
+      // dispose() may have begun while the device was being requested.
+      if (this.closing) {
+        device.destroy();
+        throw new Error('the backend is being disposed');
+      }
+      this.gen = this.generation(old.id + 1, device);
+      this.gen.setWarmUp(this.warmUpMs);
+      this.recoveries.push(`the WebGPU device was lost (${old.lostReason ?? 'destroyed'}) and recreated`);
+      return this.gen;
+    } catch (e) {
+      this.unusable = new DeviceError(
+        `the WebGPU device was lost (${old.lostReason ?? 'destroyed'}) and could not be recreated (${(e as Error).message}); this backend is unusable: dispose it`,
+        { cause: e },
+      );
+      throw this.unusable;
+    }
+  }
+
+  /** Throws the unusable-backend DeviceError, if recreation failed, before any work. */
+  assertUsable(): void {
+    if (this.unusable !== undefined) throw this.unusable;
+  }
+
+  /** How many recreations happened so far; pass it to `recoveriesSince` later. */
+  get recoveryCount(): number {
+    return this.recoveries.length;
+  }
+
+  recoveriesSince(n: number): readonly string[] {
+    return this.recoveries.slice(n);
+  }
+
   /** Resolves with `p` or rejects with DeviceError when the device is lost first: no hangs. */
   race<T>(p: Promise<T>): Promise<T> {
-    return Promise.race([p, this.lostPromise]);
+    return Promise.race([p, this.gen.lost]);
   }
 
   pipeline(program: Program): GPUComputePipeline {
-    let p = this.pipelines.get(program.cacheKey);
+    const { pipelines, device } = this.gen;
+    let p = pipelines.get(program.cacheKey);
     if (p === undefined) {
-      const module = this.device.createShaderModule({ code: program.wgsl, label: program.name });
-      p = this.device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' }, label: program.name });
-      this.pipelines.set(program.cacheKey, p);
+      const module = device.createShaderModule({ code: program.wgsl, label: program.name });
+      p = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' }, label: program.name });
+      pipelines.set(program.cacheKey, p);
     }
     return p;
   }
 
   bind(pipeline: GPUComputePipeline, bindings: readonly Binding[]): GPUBindGroup {
-    return this.device.createBindGroup({
+    return this.gen.device.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
       entries: bindings.map((b, i) => {
         // A GPUBuffer has no `buffer` property; the object form names a sub-range.
@@ -161,40 +250,55 @@ export class GpuDevice {
     });
   }
 
+  private acquire(size: number, usage: number): GPUBuffer {
+    return this.gen.pool.acquire(size, usage);
+  }
+
   /** A pooled storage buffer holding `data` (padded to 4 bytes; at least 16 bytes). */
   upload(data: ArrayBufferView, extraUsage = 0): GPUBuffer {
     const size = Math.max(16, Math.ceil(data.byteLength / 4) * 4);
-    const buf = this.pool.acquire(size, BUF.STORAGE | BUF.COPY_DST | BUF.COPY_SRC | extraUsage);
+    const buf = this.acquire(size, BUF.STORAGE | BUF.COPY_DST | BUF.COPY_SRC | extraUsage);
     if (data.byteLength > 0) this.writeChunked(buf, 0, data);
     return buf;
   }
 
   /** queue.writeBuffer in slices: Dawn stages each call in one allocation, 1.6 GB at once is too much. */
   writeChunked(buf: GPUBuffer, offset: number, data: ArrayBufferView): void {
+    const queue = this.gen.device.queue;
     const bytes = new Uint8Array(data.buffer, data.byteOffset, Math.floor(data.byteLength / 4) * 4);
     const step = 64 << 20;
-    for (let o = 0; o < bytes.byteLength; o += step) this.device.queue.writeBuffer(buf, offset + o, bytes, o, Math.min(step, bytes.byteLength - o));
+    // Dawn's Node bindings crash on a SharedArrayBuffer source (seen on llvmpipe and the H100):
+    // such inputs are staged through an ordinary copy, one slice at a time.
+    const shared = data.buffer instanceof SharedArrayBuffer;
+    for (let o = 0; o < bytes.byteLength; o += step) {
+      const len = Math.min(step, bytes.byteLength - o);
+      if (shared) queue.writeBuffer(buf, offset + o, bytes.slice(o, o + len));
+      else queue.writeBuffer(buf, offset + o, bytes, o, len);
+    }
     const rest = data.byteLength % 4;
     if (rest !== 0) {
       const tail = new Uint8Array(4);
       tail.set(new Uint8Array(data.buffer, data.byteOffset + data.byteLength - rest, rest));
-      this.device.queue.writeBuffer(buf, offset + data.byteLength - rest, tail);
+      queue.writeBuffer(buf, offset + data.byteLength - rest, tail);
     }
   }
 
   storage(size: number): GPUBuffer {
-    return this.pool.acquire(Math.max(16, Math.ceil(size / 4) * 4), BUF.STORAGE | BUF.COPY_DST | BUF.COPY_SRC);
+    return this.acquire(Math.max(16, Math.ceil(size / 4) * 4), BUF.STORAGE | BUF.COPY_DST | BUF.COPY_SRC);
   }
 
   uniform(data: ArrayBuffer | ArrayBufferView): GPUBuffer {
     const bytes = ArrayBuffer.isView(data) ? data.byteLength : data.byteLength;
-    const buf = this.pool.acquire(Math.max(16, Math.ceil(bytes / 16) * 16), BUF.UNIFORM | BUF.COPY_DST);
-    this.device.queue.writeBuffer(buf, 0, ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data);
+    const buf = this.acquire(Math.max(16, Math.ceil(bytes / 16) * 16), BUF.UNIFORM | BUF.COPY_DST);
+    const view = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+    // See writeChunked: never hand Dawn a SharedArrayBuffer.
+    this.gen.device.queue.writeBuffer(buf, 0, view.buffer instanceof SharedArrayBuffer ? view.slice() : view);
     return buf;
   }
 
+  /** Back to the pool (see BufferPool.release: a lost device's buffers are destroyed, never pooled). */
   release(...bufs: GPUBuffer[]): void {
-    for (const b of bufs) this.pool.release(b);
+    for (const b of bufs) this.gen.pool.release(b);
   }
 
   /**
@@ -203,26 +307,27 @@ export class GpuDevice {
    * kernelMs spans the pass from its begin to its end timestamp.
    */
   async execute(dispatches: readonly Dispatch[], reads: readonly ReadRegion[] = [], timing = false, warmUp = true): Promise<{ kernelMs: number | undefined; data: ArrayBuffer[] }> {
-    const enc = this.device.createCommandEncoder();
-    const timed = timing && this.timer !== undefined && dispatches.length > 0;
+    const { device, timer, warmUp: spin } = this.gen;
+    const enc = device.createCommandEncoder();
+    const timed = timing && timer !== undefined && dispatches.length > 0;
     // Long passes ramp the clocks themselves: callers with 100 ms+ passes pass warmUp = false.
-    if (timed && warmUp) this.warmUp?.encode(enc);
-    const pass = enc.beginComputePass(timed ? { timestampWrites: this.timer!.writes() } : {});
+    if (timed && warmUp) spin?.encode(enc);
+    const pass = enc.beginComputePass(timed ? { timestampWrites: timer.writes() } : {});
     for (const d of dispatches) {
       pass.setPipeline(d.pipeline);
       pass.setBindGroup(0, d.bindGroup);
       pass.dispatchWorkgroups(d.workgroups[0], d.workgroups[1], d.workgroups[2]);
     }
     pass.end();
-    if (timed) this.timer!.resolve(enc);
+    if (timed) timer.resolve(enc);
     const staging = reads.map((r) => {
       const size = Math.ceil(r.size / 4) * 4;
-      const s = this.device.createBuffer({ size: Math.max(4, size), usage: BUF.MAP_READ | BUF.COPY_DST });
+      const s = device.createBuffer({ size: Math.max(4, size), usage: BUF.MAP_READ | BUF.COPY_DST });
       if (size > 0) enc.copyBufferToBuffer(r.buffer, r.offset, s, 0, size);
       return s;
     });
-    this.device.queue.submit([enc.finish()]);
-    const kernel = timed ? this.timer!.read(this) : Promise.resolve(undefined);
+    device.queue.submit([enc.finish()]);
+    const kernel = timed ? timer.read(this) : Promise.resolve(undefined);
     const data = await Promise.all(
       staging.map(async (s, i) => {
         try {
@@ -233,20 +338,47 @@ export class GpuDevice {
         }
       }),
     );
-    if (reads.length === 0) await this.race(this.device.queue.onSubmittedWorkDone());
+    if (reads.length === 0) await this.race(device.queue.onSubmittedWorkDone());
     return { kernelMs: await kernel, data };
   }
 
-  /** Destroys the device and drops the create() object so the process can exit. */
+  /** Waits for queued calls (a lost device is not recreated meanwhile), then destroys. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.queue;
+    this.destroy();
+  }
+
+  /** Destroys every buffer and the device and drops the create() object so the process can exit. Idempotent. */
   destroy(): void {
-    this.pool.clear();
-    this.pipelines.clear();
-    this.timer?.destroy();
-    this.device.destroy();
-    this.gpu = undefined;
+    this.closing = true;
+    this.gen.retire();
+    this.opened = undefined;
+  }
+
+  /** Testing hook: destroys the current GPUDevice as a driver reset would lose it; resolves once the loss was observed. */
+  loseDevice(): Promise<void> {
+    const gen = this.gen;
+    gen.device.destroy();
+    return gen.lost.then(
+      () => {},
+      () => {},
+    );
+  }
+
+  stats(): GpuDeviceStats {
+    return {
+      liveBuffers: this.ledger.size,
+      idleBuffers: this.ledger.count('idle'),
+      ownedBuffers: this.ledger.count('owned'),
+      pipelines: this.gen.retired ? 0 : this.gen.pipelines.size,
+      generation: this.gen.id,
+      usable: this.unusable === undefined && !this.closing,
+      holdsInstance: this.opened !== undefined,
+    };
   }
 
   get alive(): boolean {
-    return this.gpu !== undefined;
+    return this.opened !== undefined;
   }
 }
