@@ -50,10 +50,21 @@ export function assertOneOf<T extends string>(value: unknown, name: string, allo
 
 type TypedArrayCtor = Float32ArrayConstructor | Float64ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor;
 
-function isDetached(view: ArrayBufferView): boolean {
-  const buffer = view.buffer as ArrayBuffer & { detached?: boolean };
-  // Node 20 has no ArrayBuffer#detached; a detached buffer reports byteLength 0 there.
-  return buffer.detached === true || (buffer.byteLength === 0 && view.byteLength === 0 && (view as TypedArray).length !== 0);
+/**
+ * Node 20 has no ArrayBuffer#detached, and a detached buffer there looks like an empty one
+ * (byteLength 0, views of length 0); constructing even an empty view on it throws, which an
+ * ordinary empty buffer allows.
+ */
+export function isDetachedBuffer(buffer: ArrayBufferLike): boolean {
+  const b = buffer as ArrayBufferLike & { detached?: boolean };
+  if (b.detached !== undefined) return b.detached;
+  if (b.byteLength !== 0 || (typeof SharedArrayBuffer !== 'undefined' && b instanceof SharedArrayBuffer)) return false;
+  try {
+    new Uint8Array(b, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /** Checks the element type and, when `length` is given, the exact length. */
@@ -67,11 +78,9 @@ export function assertTypedArray<C extends TypedArrayCtor>(
   if (!ArrayBuffer.isView(value) || !ctors.some((c) => value instanceof c)) {
     throw new InvalidArgumentError(name, `expected ${ctors.map((c) => c.name).join(' or ')}, got ${describeValue(value)}`);
   }
-  const buffer = value.buffer as ArrayBuffer & { detached?: boolean };
-  if (buffer.detached === true) throw new InvalidArgumentError(name, 'its ArrayBuffer is detached (was it transferred?)');
+  if (isDetachedBuffer(value.buffer)) throw new InvalidArgumentError(name, 'its ArrayBuffer is detached (was it transferred?)');
   if (length !== undefined && (value as TypedArray).length !== length) {
-    const detachedHint = isDetached(value) || ((value as TypedArray).length === 0 && value.buffer.byteLength === 0) ? ' (is its ArrayBuffer detached?)' : '';
-    throw new InvalidArgumentError(name, `expected length ${length}${lengthHint ? ` (${lengthHint})` : ''}, got ${(value as TypedArray).length}${detachedHint}`);
+    throw new InvalidArgumentError(name, `expected length ${length}${lengthHint ? ` (${lengthHint})` : ''}, got ${(value as TypedArray).length}`);
   }
 }
 

@@ -23,6 +23,7 @@ export {
   assertAbortSignal,
   checkedProduct,
   describeValue,
+  isDetachedBuffer,
 } from './guards.js';
 export type { TypedArray } from './guards.js';
 export { now, makeTiming } from './timing.js';

@@ -193,7 +193,10 @@ export function createBackend(spec: BackendSpec): Backend {
       t0 = now();
       res = await runner(problem as OpProblem<O>, {
         variant,
-        out: out as OpData<O> | undefined,
+        // With a signal, the runner writes a buffer of its own and `out` is filled only after
+        // the last abort check: an abort that lands while the runner finishes must leave the
+        // caller's `out` as it was (written only on success), at the cost of one copy.
+        out: (options?.signal === undefined ? out : undefined) as OpData<O> | undefined,
         signal: options?.signal,
         timing: options?.timing ?? false,
         onProgress: options?.onProgress,
@@ -219,6 +222,10 @@ export function createBackend(spec: BackendSpec): Backend {
       if (isDeviceArray(data)) data.dispose();
       if (options?.signal?.aborted) throw new AbortError(options.signal.reason);
       throw new DisposedError(spec.name);
+    }
+    if (out !== undefined && options?.signal !== undefined && data !== out) {
+      (out as { set(a: ArrayLike<number>): void }).set(data as unknown as ArrayLike<number>);
+      data = out as OpData<O>;
     }
     const result: { -readonly [K in keyof Result<OpData<O>>]: Result<OpData<O> | DeviceOf<OpData<O>>>[K] } = { op, backend: spec.name, variant, data };
     if (options?.timing) {

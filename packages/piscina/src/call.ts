@@ -256,7 +256,8 @@ export class Call {
     this.inflight++;
     this.tasks++;
     const signal = options.abortable === false ? null : this.signal;
-    this.pool.piscina.run(task, { signal }).then(
+    const fault = this.pool.fault?.take(this.op);
+    this.pool.piscina.run(fault === undefined ? task : { ...task, fault }, { signal }).then(
       (r: R) => {
         if (!this.failed && onResult !== undefined) {
           try {

@@ -3,7 +3,8 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { BackendUnavailableError } from '@kernelkit/core';
-import type { Task } from './protocol.js';
+import type { OpName } from '@kernelkit/ops';
+import type { FaultAction, Task } from './protocol.js';
 
 /**
  * The built worker. Resolved relative to the package root so that it is `dist/worker.js` both
@@ -68,9 +69,17 @@ class BufferCache {
   }
 }
 
+/** Test-only: decides which op task carries an injected fault (made by `injectFault` in `src/testing.ts`). */
+export interface FaultPlan {
+  /** Called for each op task as it is submitted; returns the fault for this one, if any. */
+  take(op: OpName): FaultAction | undefined;
+}
+
 export class Pool {
   disposed = false;
   lastStats: CallStats | undefined;
+  /** Set only through `@kernelkit/piscina/testing`; while undefined a task pays one field load for it. */
+  fault: FaultPlan | undefined;
   readonly buffers = new BufferCache(Math.min(2 ** 31, Math.floor(os.totalmem() / 8)));
   /** Serialises calls whose tasks wait for each other (stencil barriers), so two can never deadlock. */
   private barrierTail: Promise<void> = Promise.resolve();
@@ -86,7 +95,12 @@ export class Pool {
       const reason = `worker file ${file} not found; build the package first (npm run build)`;
       throw new BackendUnavailableError('piscina: cannot start the worker pool', [{ backend: 'piscina', reason }]);
     }
-    const piscina = new Piscina({ filename: WORKER_URL.href, minThreads, maxThreads, idleTimeout: 60_000 });
+    // Piscina's worker first require()s the worker file, then import()s it. On Node 20.19+
+    // require() of an ES module is attempted and, about once per 300 worker starts, aborts the
+    // whole process ("v8::Module::IsGraphAsync must be used on an instantiated module"): turn
+    // that path off in the workers so the import() path is the only one.
+    const execArgv = process.allowedNodeEnvironmentFlags.has('--experimental-require-module') ? [...process.execArgv, '--no-experimental-require-module'] : undefined;
+    const piscina = new Piscina({ filename: WORKER_URL.href, minThreads, maxThreads, idleTimeout: 60_000, ...(execArgv ? { execArgv } : {}) });
     // A worker that fails outside a task (e.g. while loading) is reported here; without a
     // listener the 'error' event would crash the process. Task failures reject their run().
     let startError: unknown;

@@ -148,4 +148,17 @@ export interface PingTask {
   readonly kind: 'ping';
 }
 
-export type Task = Conv2dTask | ConvLayerTask | StencilStepTask | StencilSlabTask | ScanSumTask | ScanLocalTask | GridTask | TestTask | PingTask;
+/** Test-only: what an injected fault does to the op task that carries it (see `injectFault` in `src/testing.ts`). */
+export type FaultAction = 'throw' | 'exit';
+
+/** Message of the error an injected `'throw'` fault raises in the worker. */
+export const FAULT_MESSAGE = 'kernelkit testing hook: injected fault';
+
+/** Exit code of a worker that an injected `'exit'` fault ends. */
+export const FAULT_EXIT_CODE = 71;
+
+/**
+ * Every op task may carry `fault`, set only by the testing hook: the worker then fails the task
+ * (a stencil participant after its first step, with the others waiting at the barrier).
+ */
+export type Task = (Conv2dTask | ConvLayerTask | StencilStepTask | StencilSlabTask | ScanSumTask | ScanLocalTask | GridTask | TestTask | PingTask) & { readonly fault?: FaultAction };

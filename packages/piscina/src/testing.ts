@@ -2,13 +2,15 @@
  * Testing hooks: reach into a Piscina backend's pool to exercise failure paths and observe the
  * data path. Not part of the ops; exported as `@kernelkit/piscina/testing`.
  */
-import { InvalidArgumentError, WorkerError } from '@kernelkit/core';
-import type { Backend } from '@kernelkit/ops';
+import { assertInteger, assertObject, assertOneOf, InvalidArgumentError, WorkerError } from '@kernelkit/core';
+import { OP_NAMES, type Backend, type OpName } from '@kernelkit/ops';
 import { POOLS } from './backend.js';
 import type { CallStats, Pool } from './pool.js';
-import type { TestTask } from './protocol.js';
+import { FAULT_EXIT_CODE, FAULT_MESSAGE, type FaultAction, type TestTask } from './protocol.js';
 
 export type { CallStats } from './pool.js';
+export type { FaultAction } from './protocol.js';
+export { FAULT_EXIT_CODE, FAULT_MESSAGE } from './protocol.js';
 
 function poolOf(backend: Backend): Pool {
   const pool = POOLS.get(backend);
@@ -38,4 +40,56 @@ export function lastCallStats(backend: Backend): CallStats | undefined {
 /** Live worker threads of the backend's pool. */
 export function workerCount(backend: Backend): number {
   return poolOf(backend).piscina.threads.length;
+}
+
+export interface FaultOptions {
+  /** `'throw'`: the task throws an Error (FAULT_MESSAGE) in the worker; `'exit'`: the worker thread ends with `process.exit(FAULT_EXIT_CODE)`. */
+  readonly action: FaultAction;
+  /** Op tasks that run normally first; the next one fails. Default 0 (the next op task fails). */
+  readonly afterTasks?: number;
+  /** Count only the tasks of calls of this op (so that concurrent calls of other ops are never hit). */
+  readonly op?: OpName;
+}
+
+export interface InjectedFault {
+  /** True once a task carrying the fault has been submitted. */
+  readonly fired: boolean;
+  /** Removes the fault if it has not fired yet. */
+  cancel(): void;
+}
+
+/**
+ * Makes one op task fail inside a worker, mid-op: after `afterTasks` op tasks (of `op`, when
+ * given) have been submitted to the pool, the next one is sent with the fault. A stencil
+ * participant fails after its first step, while the others wait at the barrier; other tasks fail
+ * on arrival. One-shot; a later `injectFault` replaces a pending one. Inline calls (below
+ * `inlineBelow`) submit no tasks and are not counted.
+ */
+export function injectFault(backend: Backend, options: FaultOptions): InjectedFault {
+  const pool = poolOf(backend);
+  assertObject(options, 'options');
+  assertOneOf(options.action, 'options.action', ['throw', 'exit'] as const);
+  const afterTasks = options.afterTasks ?? 0;
+  assertInteger(afterTasks, 'options.afterTasks', 0);
+  if (options.op !== undefined) assertOneOf(options.op, 'options.op', OP_NAMES);
+  let seen = 0;
+  let fired = false;
+  const plan = {
+    take(op: OpName): FaultAction | undefined {
+      if (options.op !== undefined && op !== options.op) return undefined;
+      if (seen++ < afterTasks) return undefined;
+      fired = true;
+      if (pool.fault === plan) pool.fault = undefined;
+      return options.action;
+    },
+  };
+  pool.fault = plan;
+  return {
+    get fired() {
+      return fired;
+    },
+    cancel() {
+      if (pool.fault === plan) pool.fault = undefined;
+    },
+  };
 }

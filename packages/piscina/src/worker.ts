@@ -10,8 +10,11 @@ import {
   CTRL_ARRIVED,
   CTRL_GENERATION,
   CTRL_STOP,
+  FAULT_EXIT_CODE,
+  FAULT_MESSAGE,
   STOPPED_MESSAGE,
   type Dtype,
+  type FaultAction,
   type GridTask,
   type SharedGridProblem,
   type Ref,
@@ -83,8 +86,16 @@ function waitFlag(flags: Int32Array, i: number, ctrl: Int32Array): void {
   }
 }
 
-function stencilSlab(t: StencilSlabTask): void {
+/** An injected fault (testing hook only): fail as a bug would, or end the thread as a crash would. */
+function injected(action: FaultAction): never {
+  if (action === 'exit') process.exit(FAULT_EXIT_CODE);
+  throw new Error(FAULT_MESSAGE);
+}
+
+function stencilSlab(t: StencilSlabTask & { readonly fault?: FaultAction }): void {
   const ctrl = new Int32Array(t.ctrl);
+  // Mid-run: after the first step, so the other participants are at (or past) a barrier.
+  const faultStep = t.fault === undefined ? -1 : Math.min(1, t.steps - 1);
   try {
     const input = view<Float32Array>(t.input);
     const a = view<Float32Array>(t.a);
@@ -93,6 +104,7 @@ function stencilSlab(t: StencilSlabTask): void {
     const outDone = t.outDone && new Int32Array(t.outDone);
     const last = t.steps - 1;
     for (let s = 0; s < t.steps; s++) {
+      if (s === faultStep) injected(t.fault!);
       if (Atomics.load(ctrl, CTRL_STOP) !== 0) throw new Error(STOPPED);
       const src = s === 0 ? input : s % 2 === 1 ? a : b;
       const dst = s % 2 === 0 ? a : b;
@@ -148,6 +160,7 @@ function grid(t: GridTask): ReturnType<typeof move> | { exceeded: true } {
 }
 
 export default function run(task: Task): unknown {
+  if (task.fault !== undefined && task.kind !== 'stencilSlab') injected(task.fault);
   switch (task.kind) {
     case 'conv2d':
       conv2dRows(view(task.input), view(task.filter), view(task.out), task.height, task.width, task.k, task.rowStart, task.rowEnd, scratch(task.width));

@@ -1,4 +1,4 @@
-import { assertFiniteNumber, assertInteger, assertObject, describeValue, InvalidArgumentError } from '@kernelkit/core';
+import { assertFiniteNumber, assertInteger, assertObject, describeValue, InvalidArgumentError, isDetachedBuffer } from '@kernelkit/core';
 import { gridAxisCount, gridAxisValues } from './shape.js';
 import type { GridDim, GridSearchArgs, GridSearchProblem } from './types.js';
 
@@ -6,7 +6,10 @@ const MAX_DIMS = 32;
 
 function toF64(value: unknown, name: string, length: number): Float64Array {
   let out: Float64Array;
-  if (value instanceof Float64Array) out = value;
+  if (value instanceof Float64Array) {
+    if (isDetachedBuffer(value.buffer)) throw new InvalidArgumentError(name, 'its ArrayBuffer is detached (was it transferred?)');
+    out = value;
+  }
   else if (Array.isArray(value)) out = Float64Array.from(value as number[]);
   else throw new InvalidArgumentError(name, `expected a Float64Array or an array of numbers, got ${describeValue(value)}`);
   if (out.length !== length) throw new InvalidArgumentError(name, `expected length ${length}, got ${out.length}`);

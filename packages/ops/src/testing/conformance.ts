@@ -10,7 +10,10 @@ import { cs610Problem } from '../grid-search/cs610.js';
 import { reduceGrid } from '../grid-search/workloads.js';
 import type { ScanDtype } from '../scan/types.js';
 import { verifyResult } from '../verify.js';
-import { describeBadInput } from './bad-input.js';
+import { describeBadInput, type OversizeCase } from './bad-input.js';
+import { describeConcurrency } from './concurrency.js';
+import { assertProperty, propertySettings, type PropertySettings } from './property.js';
+import { describeSharedMemory } from './shared-memory.js';
 import {
   CONV2D_CASES,
   CONV_LAYER_CASES,
@@ -34,7 +37,7 @@ export interface ConformanceOptions {
   readonly skipVariants?: Readonly<Record<string, string>>;
   /** `'reduced'` drops the largest cases (software GPU adapters). Default `'full'`. */
   readonly scale?: CaseScale;
-  /** fast-check runs per op and variant; default 200 (the CI floor). */
+  /** fast-check runs per op and variant; default 200 (the CI floor). KERNELKIT_FC_RUNS, when set, overrides it. */
   readonly propertyRuns?: number;
   /** Per-test timeout in ms; default 120 000. */
   readonly timeoutMs?: number;
@@ -42,9 +45,11 @@ export interface ConformanceOptions {
   readonly maxScanLength?: number;
   /** Scan dtypes to run; default all the backend supports. */
   readonly scanDtypes?: readonly ScanDtype[];
+  /** Inputs larger than this backend can hold, each refused with a named error (see `OversizeCase`). */
+  readonly oversize?: readonly OversizeCase[];
+  /** Calls per concurrency batch; default 64. */
+  readonly concurrentCalls?: number;
 }
-
-const FC_SEED = Number(process.env.KERNELKIT_FC_SEED ?? 20261122);
 
 /** Runs `op` with `variant` and checks the result against the f64 reference. */
 async function expectConforms<O extends OpName>(backend: Backend, op: O, args: OpArgs<O>, variant: string): Promise<void> {
@@ -57,13 +62,16 @@ async function expectConforms<O extends OpName>(backend: Backend, op: O, args: O
 
 /**
  * The conformance suite every backend package runs: every op × variant against the f64
- * reference, property tests, the bad-input table, abort, `out`, timing and lifetime rules.
+ * reference, property tests, the bad-input table (plus the backend's `oversize` rows),
+ * SharedArrayBuffer inputs, concurrent and aborted calls on one instance, abort, `out`, timing
+ * and lifetime rules.
  * The suite owns the backend from `create` and disposes it at the end.
  */
 export async function describeConformance(name: string, create: () => Backend | Promise<Backend>, options: ConformanceOptions = {}): Promise<void> {
+  // Before `create`: a malformed KERNELKIT_FC_* fails the file without leaving a backend behind.
+  const props = propertySettings(options.propertyRuns);
   const backend = await create();
   const scale = options.scale ?? 'full';
-  const runs = options.propertyRuns ?? 200;
   const timeout = options.timeoutMs ?? 120_000;
   const f64 = backend.info.capabilities.f64;
   afterAll(() => backend.dispose());
@@ -82,12 +90,19 @@ export async function describeConformance(name: string, create: () => Backend | 
             it.skip(`${variant} (skipped: ${skipV})`, () => {});
             continue;
           }
-          describe(variant, () => defineOpCases(backend, op, variant, { scale, runs, f64, options }));
+          describe(variant, () => defineOpCases(backend, op, variant, { scale, props, f64, options }));
         }
       });
     }
 
-    describe('bad input', () => describeBadInput(backend));
+    describe('bad input', () => describeBadInput(backend, options.oversize === undefined ? {} : { oversize: options.oversize }));
+
+    const variantsToRun = (op: OpName): readonly string[] =>
+      options.skipOps?.[op] !== undefined ? [] : backend.variants(op).filter((v) => options.skipVariants?.[`${op}/${v}`] === undefined);
+    const scanDtypes = (options.scanDtypes ?? (['u32', 'i32', 'f32', 'f64'] as const)).filter((d) => d !== 'f64' || f64);
+    describe('shared memory', () => describeSharedMemory(backend, { variants: variantsToRun, scanDtypes }));
+    describe('concurrency', () =>
+      describeConcurrency(backend, { variants: variantsToRun, scanDtypes, ...(options.concurrentCalls === undefined ? {} : { calls: options.concurrentCalls }) }));
 
     describe('options', () => {
       it('writes into options.out and returns it', async () => {
@@ -118,6 +133,23 @@ export async function describeConformance(name: string, create: () => Backend | 
         await expect(backend.conv2d(conv2dCase([1, 16, 16, 3], 1), { signal: ac.signal, out })).rejects.toBeInstanceOf(AbortError);
         expect(out.every((v) => v === 7)).toBe(true);
         await expectConforms(backend, 'conv2d', conv2dCase([1, 16, 16, 3], 1), backend.variants('conv2d')[0]!);
+      });
+      it('an abort landing while the call runs rejects with AbortError and leaves out untouched', async () => {
+        for (const op of ['conv2d', 'scan'] as const) {
+          const ac = new AbortController();
+          const args = op === 'conv2d' ? conv2dCase([2, 24, 24, 5], 3) : scanCase('u32', 5000, 3);
+          const out = op === 'conv2d' ? new Float32Array(2 * 24 * 24).fill(7) : new Uint32Array(5000).fill(7);
+          // Issued first, aborted second: on a synchronous backend the work is already done.
+          const call = (backend[op] as (a: unknown, o: unknown) => Promise<unknown>)(args, { signal: ac.signal, out });
+          ac.abort(new Error('late stop'));
+          await expect(call).rejects.toBeInstanceOf(AbortError);
+          expect(out.every((v) => v === 7), `${op}: out was written by an aborted call`).toBe(true);
+        }
+        // With a signal that never fires, out is still the result (filled after the last check).
+        const out = new Float32Array(2 * 24 * 24);
+        const res = await backend.conv2d(conv2dCase([2, 24, 24, 5], 3), { signal: new AbortController().signal, out });
+        expect(res.data).toBe(out);
+        expect(verifyResult('conv2d', conv2dCase([2, 24, 24, 5], 3), out)).toBeUndefined();
       });
       it('propagates NaN and Inf like IEEE arithmetic', async () => {
         const args = conv2dCase([1, 12, 12, 3], 3);
@@ -174,23 +206,24 @@ export async function describeConformance(name: string, create: () => Backend | 
 
 interface CaseContext {
   readonly scale: CaseScale;
-  readonly runs: number;
+  readonly props: PropertySettings;
   readonly f64: boolean;
   readonly options: ConformanceOptions;
 }
 
 function defineOpCases(backend: Backend, op: OpName, variant: string, ctx: CaseContext): void {
-  const { scale, runs } = ctx;
+  const { scale, props: settings } = ctx;
+  const runs = `${settings.runs} runs, seed ${settings.seed}`;
   switch (op) {
     case 'conv2d': {
       const cases = scale === 'full' ? CONV2D_CASES : CONV2D_CASES.filter(([b, h, w]) => b * h * w <= 40_000);
       for (const c of cases) it(`${c.join('×')} (b×h×w×k)`, () => expectConforms(backend, 'conv2d', conv2dCase(c, 11), variant));
-      it(`property: random shapes (${runs} runs)`, async () => {
-        await fc.assert(
+      it(`property: random shapes (${runs})`, async () => {
+        await assertProperty(
           fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 6 }), fc.integer(), async (b, h, w, kh, seed) =>
             expectConforms(backend, 'conv2d', conv2dCase([b, h, w, 2 * kh + 1], seed), variant),
           ),
-          { numRuns: runs, seed: FC_SEED },
+          settings,
         );
       });
       return;
@@ -200,8 +233,8 @@ function defineOpCases(backend: Backend, op: OpName, variant: string, ctx: CaseC
       for (const c of cases) it(`${c.slice(0, 3).join('×')}, ${c[3]} steps, ${c[4]}`, () => expectConforms(backend, 'stencil3d', stencilCase(c, 13), variant));
       it('custom coefficients', () => expectConforms(backend, 'stencil3d', { ...stencilCase([16, 12, 10, 3, 'copy'], 4), c0: 0.5, c1: -0.125 }, variant));
       if (ctx.f64) it('f64 grid', () => expectConforms(backend, 'stencil3d', stencilCase([19, 18, 17, 3, 'zero'], 4, 'f64'), variant));
-      it(`property: random grids (${runs} runs)`, async () => {
-        await fc.assert(
+      it(`property: random grids (${runs})`, async () => {
+        await assertProperty(
           fc.asyncProperty(
             fc.integer({ min: 1, max: 20 }),
             fc.integer({ min: 1, max: 20 }),
@@ -211,7 +244,7 @@ function defineOpCases(backend: Backend, op: OpName, variant: string, ctx: CaseC
             fc.integer(),
             async (x, y, z, steps, boundary, seed) => expectConforms(backend, 'stencil3d', stencilCase([x, y, z, steps, boundary], seed), variant),
           ),
-          { numRuns: runs, seed: FC_SEED },
+          settings,
         );
       });
       return;
@@ -231,12 +264,12 @@ function defineOpCases(backend: Backend, op: OpName, variant: string, ctx: CaseC
           }
         });
       }
-      it(`property: random lengths and dtypes (${runs} runs)`, async () => {
-        await fc.assert(
+      it(`property: random lengths and dtypes (${runs})`, async () => {
+        await assertProperty(
           fc.asyncProperty(fc.constantFrom(...dtypes), fc.integer({ min: 0, max: Math.min(5000, maxLen) }), fc.boolean(), fc.integer(), async (dtype, n, exclusive, seed) =>
             expectConforms(backend, 'scan', scanCase(dtype, n, seed, exclusive), variant),
           ),
-          { numRuns: runs, seed: FC_SEED },
+          settings,
         );
       });
       return;
@@ -256,10 +289,10 @@ function defineOpCases(backend: Backend, op: OpName, variant: string, ctx: CaseC
         for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]!);
         if (seen.length > 0) expect(seen.at(-1)).toBeLessThanOrEqual(1);
       });
-      it(`property: random problems (${runs} runs)`, async () => {
-        await fc.assert(
+      it(`property: random problems (${runs})`, async () => {
+        await assertProperty(
           fc.asyncProperty(fc.integer(), async (seed) => expectConforms(backend, 'gridSearch', randomGridCase(seed), variant)),
-          { numRuns: runs, seed: FC_SEED },
+          settings,
         );
       });
       return;
@@ -269,8 +302,8 @@ function defineOpCases(backend: Backend, op: OpName, variant: string, ctx: CaseC
       for (const c of cases) it(`${c.join('×')} (b×c×h×w×m×k)`, () => expectConforms(backend, 'convLayer', convLayerCase(c, 17), variant));
       it('fused bias and ReLU', () => expectConforms(backend, 'convLayer', convLayerCase([2, 3, 12, 10, 6, 3], 19, { bias: true, relu: true }), variant));
       it('bias without ReLU', () => expectConforms(backend, 'convLayer', convLayerCase([1, 2, 8, 8, 3, 3], 23, { bias: true }), variant));
-      it(`property: random layers (${runs} runs)`, async () => {
-        await fc.assert(
+      it(`property: random layers (${runs})`, async () => {
+        await assertProperty(
           fc.asyncProperty(
             fc.integer({ min: 1, max: 3 }),
             fc.integer({ min: 1, max: 4 }),
@@ -281,7 +314,7 @@ function defineOpCases(backend: Backend, op: OpName, variant: string, ctx: CaseC
             fc.integer(),
             async (b, c, k, dh, dw, m, seed) => expectConforms(backend, 'convLayer', convLayerCase([b, c, k + dh, k + dw, m, k], seed), variant),
           ),
-          { numRuns: runs, seed: FC_SEED },
+          settings,
         );
       });
       return;

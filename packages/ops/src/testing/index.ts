@@ -1,7 +1,17 @@
 export { describeConformance } from './conformance.js';
 export type { ConformanceOptions } from './conformance.js';
 export { describeBadInput, BAD_INPUT_CASES } from './bad-input.js';
-export type { BadInputCase } from './bad-input.js';
+export type { BadInputCase, OversizeCase } from './bad-input.js';
+export { abortBatchProblems, concurrentBatchProblems, describeConcurrency } from './concurrency.js';
+export type { ConcurrencyContext } from './concurrency.js';
+export { describeSharedMemory } from './shared-memory.js';
+export type { SharedMemoryContext } from './shared-memory.js';
+export { describeLifetimeCycles, runLifetimeCycles } from './lifetime.js';
+export type { LifetimeCycleOptions, LifetimeReport, ResourceSample } from './lifetime.js';
+export { assertProperty, propertySettings, rerunHint } from './property.js';
+export type { PropertySettings } from './property.js';
+export { DEFAULT_FC_SEED, DEFAULT_PROPERTY_RUNS, fcSeedFromEnv, lifetimeCyclesFromEnv, propertyRunsFromEnv, readPositiveIntEnv } from './env.js';
+export { changedSince, detachedArray, isDetachedView, sharedCopy, snapshot } from './buffers.js';
 export * from './cases.js';
 export { compareFloat, compareExact } from './compare.js';
 export type { Mismatch } from './compare.js';
