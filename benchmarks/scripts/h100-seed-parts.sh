@@ -3,8 +3,9 @@
 # The seed workload of the bench app split so that each part fits one 10-minute call (CPU rows at
 # the seeds' sizes take minutes); join the parts with
 #   node apps/bench/dist/report.js merge --out benchmarks/results bench-*.json
-#   a: convLayer    b: conv2d, stencil3d    c: scan, gridSearch (+ the streaming-scan and
-#   convLayer-chunk overlap benches)    f: Fashion-MNIST on every backend and variant + reliability
+#   a: convLayer (+ the convLayer chunk-overlap bench)
+#   b: conv2d, stencil3d, scan, gridSearch (+ the streaming-scan bench)
+#   f: Fashion-MNIST on every backend and variant + the WebGPU reliability script
 set -u
 part=${1:?part a|b|c|f}
 bench() { # $1 = ops, $2 = seconds
@@ -13,11 +14,10 @@ bench() { # $1 = ops, $2 = seconds
   echo "bench $part ($1) rc=$?"; tail -c 6000 "$OUT/bench-$part.log"
 }
 case $part in
-  a) bench convLayer 575 ;;
-  b) bench conv2d,stencil3d 575 ;;
-  c) bench scan,gridSearch 430
-     timeout 60 node packages/webgpu/dist/bench/scan-stream.js --total 400000000 --chunk 50000000 --dtype f32 --reps 3 --adapter hardware --out "$OUT/scan-stream.json" 2>&1 | tail -12; echo "scan-stream rc=$?"
-     timeout 80 node packages/webgpu/dist/bench/conv-layer-chunks.js --batch 10000 --chunks 1000,2500 --reps 3 --adapter hardware --out "$OUT/conv-layer-chunks.json" 2>&1 | grep -v Warning | tail -14; echo "chunks rc=$?" ;;
+  a) bench convLayer 470
+     timeout 100 node packages/webgpu/dist/bench/conv-layer-chunks.js --batch 10000 --chunks 1000,2500 --reps 3 --adapter hardware --out "$OUT/conv-layer-chunks.json" 2>&1 | grep -v Warning | tail -14; echo "chunks rc=$?" ;;
+  b) bench conv2d,stencil3d,scan,gridSearch 520
+     timeout 60 node packages/webgpu/dist/bench/scan-stream.js --total 400000000 --chunk 50000000 --dtype f32 --reps 3 --adapter hardware --out "$OUT/scan-stream.json" 2>&1 | tail -12; echo "scan-stream rc=$?" ;;
   f) fmo="$OUT/fm"; mkdir -p "$fmo"; fm=apps/fashion-mnist/dist/cli.js
      for b in 100 1000; do timeout 120 node $fm --batch $b --compare --json > "$fmo/fm-$b-compare.json" 2>> "$fmo/fm.err"; echo "fm $b compare rc=$?"; done
      for b in 100 1000 10000; do for v in direct tiled gemm auto; do
