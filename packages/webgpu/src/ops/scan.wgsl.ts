@@ -93,7 +93,7 @@ var<workgroup> s: array<${t}, 256>;
 }
 
 /**
- * The tile scan shared by reduce-then-scan and decoupled: the tile goes through workgroup
+ * The tile scan of reduce-then-scan: the tile goes through workgroup
  * memory (coalesced), each thread scans 8 contiguous items serially, a Hillis–Steele pass
  * scans the 256 thread totals, and `TILE_PREFIX` supplies the tile's offset.
  */
@@ -144,65 +144,4 @@ export function rtsScan(t: WgslScalar): Program {
   tileBody(wg, li);
 }`;
   return { name: 'scan-rts-scan', cacheKey: `scan-rts-scan-v2-${t}`, workgroupSize: [256, 1, 1], wgsl };
-}
-
-/**
- * Single-pass scan with decoupled look-back (Merrill & Garland) and a fallback. Tiles are
- * numbered in the order workgroups start (atomic counter), so a tile only waits on tiles that
- * already started. Each tile publishes its aggregate, then its inclusive prefix; a value is
- * 32 bits, so it is split into two 16-bit halves, each packed with the flag into one atomic
- * (flag in bits 16–17): a reader accepts a value only when both halves carry the same flag.
- * Fallback: after SPIN empty polls the waiting thread reduces the predecessor tile itself from
- * the input, so progress never depends on the scheduler running other workgroups.
- */
-export function decoupledScan(t: WgslScalar, spin = 4096): Program {
-  const decls = `@group(0) @binding(3) var<storage, read_write> state: array<atomic<u32>>;
-var<workgroup> tileId: u32;
-fn publish(tile: u32, flag: u32, v: ${t}) {
-  let b = bitcast<u32>(v);
-  atomicStore(&state[1u + 2u * tile], (flag << 16u) | (b & 0xffffu));
-  atomicStore(&state[2u + 2u * tile], (flag << 16u) | (b >> 16u));
-}
-fn reduceTile(tile: u32) -> ${t} {
-  var acc = ${t}();
-  let base = tile * ${RTS_TILE}u;
-  for (var i = base; i < min(base + ${RTS_TILE}u, p.n); i++) { acc = acc + src[i]; }
-  return acc;
-}
-fn lookBack(tile: u32, agg: ${t}) -> ${t} {
-  var excl = ${t}();
-  var j = i32(tile) - 1;
-  var spins = 0u;
-  loop {
-    if (j < 0) { break; }
-    let lo = atomicLoad(&state[1u + 2u * u32(j)]);
-    let hi = atomicLoad(&state[2u + 2u * u32(j)]);
-    let flag = lo >> 16u;
-    if (flag != 0u && flag == (hi >> 16u)) {
-      excl = bitcast<${t}>((lo & 0xffffu) | ((hi & 0xffffu) << 16u)) + excl;
-      if (flag == 2u) { break; }
-      j = j - 1; spins = 0u;
-      continue;
-    }
-    spins = spins + 1u;
-    if (spins > ${spin}u) { excl = reduceTile(u32(j)) + excl; j = j - 1; spins = 0u; }
-  }
-  return excl;
-}`;
-  const prefix = `if (li == 0u) {
-    let agg = tot[255];
-    if (tile == 0u) { publish(0u, 2u, agg); tileOffset = ${t}(); }
-    else { publish(tile, 1u, agg); let e = lookBack(tile, agg); publish(tile, 2u, e + agg); tileOffset = e; }
-  }`;
-  const wgsl = `${tileScan(t, decls, prefix)}
-@compute @workgroup_size(256) fn main(@builtin(local_invocation_index) li: u32) {
-  if (li == 0u) { tileId = atomicAdd(&state[0], 1u); }
-  let tile = workgroupUniformLoad(&tileId);
-  // The folded grid (grid1d) launches up to 65 534 more workgroups than tiles. Those must leave:
-  // publishing past the state array clobbered the last tile's flags (robustness clamps the
-  // index), and every later tile then spun into the fallback: 400M elements took 909 ms.
-  if (tile >= (p.n + ${RTS_TILE - 1}u) / ${RTS_TILE}u) { return; }
-  tileBody(tile, li);
-}`;
-  return { name: 'scan-decoupled', cacheKey: `scan-decoupled-v2-${t}-${spin}`, workgroupSize: [256, 1, 1], wgsl };
 }

@@ -1,0 +1,377 @@
+import {
+  AbortError,
+  assertAbortSignal,
+  assertBoolean,
+  assertFiniteNumber,
+  assertInteger,
+  assertObject,
+  describeValue,
+  DisposedError,
+  InvalidArgumentError,
+  throwIfAborted,
+  UnsupportedError,
+} from '@kernelkit/core';
+import type { Backend, ScanArray } from '@kernelkit/ops';
+import { DEVICES } from '../backend.js';
+import type { GpuDevice } from '../runtime/device.js';
+import { BUF, grid1d, MAP_READ } from '../runtime/usage.js';
+import { type DecoupledConfig, decoupledConfig, decoupledParams, decoupledVecScan, paddedBytes, stateBytes, tileElements, tilesFor } from './scan-decoupled.js';
+import type { WgslScalar } from './scan.wgsl.js';
+
+export interface WebGpuScanStreamOptions {
+  /** Exclusive scan (each chunk's first output is the running carry); default false. */
+  readonly exclusive?: boolean;
+  /** Carry into the first chunk; default 0. Checked against the chunks' dtype like `initial` of scan. */
+  readonly initial?: number;
+  /** `'decoupled'` (default) or `'decoupled-subgroups'`: the kernels that keep the carry on the GPU. */
+  readonly variant?: string;
+  /** Aborting rejects the pending `next()` with AbortError and releases the stream's GPU buffers. */
+  readonly signal?: AbortSignal;
+}
+
+/** Knobs of the device-level stream, for tests and the bench (bench/scan-stream.ts). */
+export interface ScanStreamTuning {
+  /**
+   * Buffer sets in flight, 1–4; default 2. With 1 each piece is uploaded, scanned and read back
+   * before the next is uploaded (sequential); with 2 the upload of piece n+1 and the readback of
+   * piece n−1 overlap the scan of piece n.
+   */
+  readonly sets?: number;
+  /** Longest piece one dispatch scans (longer chunks are split); default min(2^24, one storage binding). */
+  readonly maxPieceElements?: number;
+}
+
+const STREAM_VARIANTS = ['decoupled', 'decoupled-subgroups'] as const;
+const HOST_CARRY_VARIANTS = ['blelloch', 'reduce-then-scan'];
+const DEFAULT_MAX_PIECE = 1 << 24;
+
+type Ctor = Uint32ArrayConstructor | Int32ArrayConstructor | Float32ArrayConstructor;
+const DTYPES: ReadonlyArray<readonly [Ctor, WgslScalar]> = [
+  [Uint32Array, 'u32'],
+  [Int32Array, 'i32'],
+  [Float32Array, 'f32'],
+];
+
+function chunkDtype(chunk: unknown, index: number): { ctor: Ctor; t: WgslScalar } {
+  for (const [ctor, t] of DTYPES) if (chunk instanceof ctor) return { ctor, t };
+  if (chunk instanceof Float64Array) throw new UnsupportedError('WebGPU has no f64; stream Float32Array, Int32Array or Uint32Array chunks', `chunks[${index}]`);
+  throw new InvalidArgumentError(`chunks[${index}]`, `expected a Uint32Array, Int32Array or Float32Array, got ${describeValue(chunk)}`);
+}
+
+function initialBits(t: WgslScalar, initial: number): number {
+  if (t === 'u32') assertInteger(initial, 'options.initial', 0, 2 ** 32 - 1);
+  else if (t === 'i32') assertInteger(initial, 'options.initial', -(2 ** 31), 2 ** 31 - 1);
+  if (t === 'f32') return new Uint32Array(new Float32Array([initial]).buffer)[0]!;
+  return initial >>> 0;
+}
+
+function streamVariant(variant: unknown, subgroups: boolean): 'wg' | 'subgroups' {
+  if (variant === undefined || variant === 'decoupled') return 'wg';
+  if (variant === 'decoupled-subgroups') {
+    // No Result notes here to say it fell back (as backend.scan does): refuse instead.
+    if (!subgroups) throw new UnsupportedError("decoupled-subgroups needs the adapter feature 'subgroups', which this adapter lacks; use decoupled", 'options.variant');
+    return 'subgroups';
+  }
+  if (typeof variant === 'string' && HOST_CARRY_VARIANTS.includes(variant)) {
+    throw new UnsupportedError(`the streaming scan keeps its carry on the GPU, which only ${STREAM_VARIANTS.join(' and ')} do; scanStream from @kernelkit/ops streams with any variant`, 'options.variant');
+  }
+  throw new InvalidArgumentError('options.variant', `unknown variant ${describeValue(variant)} for the streaming scan; expected ${STREAM_VARIANTS.join(' or ')}`);
+}
+
+/** Resolves with `p`, or rejects with AbortError as soon as `signal` aborts. */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return p;
+  throwIfAborted(signal);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new AbortError(signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** One set of buffers: a piece is uploaded into `src`, scanned into `dst` and copied to `staging`. */
+interface BufferSet {
+  capacity: number;
+  src: GPUBuffer;
+  dst: GPUBuffer;
+  state: GPUBuffer;
+  params: GPUBuffer;
+  staging: GPUBuffer;
+  bindGroup: GPUBindGroup;
+}
+
+/** A chunk whose output is being assembled; yielded once `left` pieces reach 0. */
+interface PendingChunk {
+  readonly out: ScanArray;
+  left: number;
+}
+
+interface Piece {
+  readonly set: BufferSet;
+  readonly chunk: PendingChunk;
+  readonly offset: number;
+  readonly length: number;
+  /** The staging buffer's mapAsync, raced against device loss; already has a rejection handler. */
+  readonly mapped: Promise<void>;
+}
+
+/** The GPU side of one stream: pipeline, carry slots and buffer sets, all destroyed by `release`. */
+class StreamGpu {
+  private readonly sets: (BufferSet | undefined)[];
+  private readonly owned: GPUBuffer[] = [];
+  private pipeline: GPUComputePipeline | undefined;
+  private carry: GPUBuffer | undefined;
+  /** Pieces submitted so far: piece i reads carry slot i % 2 and writes slot (i + 1) % 2. */
+  private pieces = 0;
+
+  constructor(
+    private readonly gpu: GpuDevice,
+    private readonly cfg: DecoupledConfig,
+    private readonly inclusive: boolean,
+    private readonly maxPiece: number,
+    sets: number,
+  ) {
+    this.sets = new Array<BufferSet | undefined>(sets).fill(undefined);
+  }
+
+  /** Builds the pipeline for the stream's dtype and writes the initial carry into slot 0. */
+  start(t: WgslScalar, initBits: number): Promise<void> {
+    return this.gpu.exclusive(async () => {
+      this.pipeline = this.gpu.pipeline(decoupledVecScan(t, this.cfg));
+      this.carry = this.create(16, BUF.STORAGE | BUF.COPY_DST);
+      this.gpu.device.queue.writeBuffer(this.carry, 0, new Uint32Array([initBits, 0, 0, 0]));
+    });
+  }
+
+  private create(size: number, usage: number): GPUBuffer {
+    const b = this.gpu.device.createBuffer({ size, usage });
+    this.owned.push(b);
+    return b;
+  }
+
+  private destroySet(s: BufferSet): void {
+    for (const b of [s.src, s.dst, s.state, s.params, s.staging]) {
+      b.destroy();
+      const i = this.owned.indexOf(b);
+      if (i >= 0) this.owned.splice(i, 1);
+    }
+  }
+
+  /** The set for the next piece (free: its previous piece completed), grown to hold `length` elements. */
+  private setFor(length: number): BufferSet {
+    const k = this.pieces % this.sets.length;
+    const old = this.sets[k];
+    if (old !== undefined && old.capacity >= length) return old;
+    if (old !== undefined) this.destroySet(old);
+    // Powers of two (in tiles) so that uneven chunk sizes do not reallocate every time.
+    const tile = tileElements(this.cfg);
+    const capacity = Math.max(length, Math.min(this.maxPiece, tile * 2 ** Math.ceil(Math.log2(Math.ceil(length / tile)))));
+    const src = this.create(paddedBytes(capacity), BUF.STORAGE | BUF.COPY_DST);
+    const dst = this.create(paddedBytes(capacity), BUF.STORAGE | BUF.COPY_SRC);
+    const state = this.create(stateBytes(tilesFor(capacity, this.cfg)), BUF.STORAGE | BUF.COPY_DST);
+    const params = this.create(32, BUF.UNIFORM | BUF.COPY_DST);
+    const staging = this.create(paddedBytes(capacity), BUF.MAP_READ | BUF.COPY_DST);
+    const bindGroup = this.gpu.bind(this.pipeline!, [src, dst, params, state, this.carry!]);
+    const s: BufferSet = { capacity, src, dst, state, params, staging, bindGroup };
+    this.sets[k] = s;
+    return s;
+  }
+
+  /**
+   * Uploads `data`, encodes clear-state → scan → copy-to-staging, submits, and starts mapping the
+   * staging buffer. The carry never leaves the GPU: the scan reads the previous piece's slot.
+   */
+  submit(data: ScanArray, chunk: PendingChunk, offset: number): Promise<Piece> {
+    return this.gpu.exclusive(async () => {
+      const n = data.length;
+      const set = this.setFor(n);
+      const { device } = this.gpu;
+      const slot = this.pieces % 2;
+      this.gpu.writeChunked(set.src, 0, data);
+      device.queue.writeBuffer(set.params, 0, decoupledParams(n, this.cfg, slot, 1 - slot, this.inclusive));
+      const enc = device.createCommandEncoder();
+      const tiles = tilesFor(n, this.cfg);
+      enc.clearBuffer(set.state, 0, stateBytes(tiles));
+      const pass = enc.beginComputePass();
+      pass.setPipeline(this.pipeline!);
+      pass.setBindGroup(0, set.bindGroup);
+      const [x, y, z] = grid1d(tiles);
+      pass.dispatchWorkgroups(x, y, z);
+      pass.end();
+      const bytes = Math.ceil((n * 4) / 4) * 4;
+      enc.copyBufferToBuffer(set.dst, 0, set.staging, 0, bytes);
+      device.queue.submit([enc.finish()]);
+      this.pieces++;
+      const mapped = this.gpu.race(set.staging.mapAsync(MAP_READ, 0, bytes));
+      // Awaited later, or never (abort, error): the release destroys the staging buffer, which rejects it.
+      mapped.catch(() => {});
+      return { set, chunk, offset, length: n, mapped };
+    });
+  }
+
+  /** Waits for a piece's readback and copies it into its chunk's output. */
+  async complete(piece: Piece, signal: AbortSignal | undefined): Promise<void> {
+    await raceAbort(piece.mapped, signal);
+    const { staging } = piece.set;
+    try {
+      const view = new (piece.chunk.out.constructor as Ctor)(staging.getMappedRange(0, piece.length * 4), 0, piece.length);
+      piece.chunk.out.set(view, piece.offset);
+    } finally {
+      staging.unmap();
+    }
+    piece.chunk.left--;
+  }
+
+  /** Destroys every buffer the stream made (in-flight work keeps them alive until it finishes; pending maps reject). */
+  release(): void {
+    for (const b of this.owned.splice(0)) b.destroy();
+    this.sets.fill(undefined);
+  }
+}
+
+type SourceIterator<T> = AsyncIterator<T> | Iterator<T>;
+
+function iteratorOf<T>(source: AsyncIterable<T> | Iterable<T>): SourceIterator<T> {
+  if (source !== null && typeof source === 'object') {
+    const s = source as Partial<AsyncIterable<T> & Iterable<T>>;
+    const asyncIt = s[Symbol.asyncIterator];
+    if (typeof asyncIt === 'function') return asyncIt.call(source);
+    const syncIt = s[Symbol.iterator];
+    if (typeof syncIt === 'function') return syncIt.call(source);
+  }
+  throw new InvalidArgumentError('source', `expected an iterable or async iterable of typed arrays, got ${describeValue(source)}`);
+}
+
+/**
+ * Scans a sequence of chunks as one long array on `gpu`, with the semantics of `scanStream`
+ * (@kernelkit/ops): each output chunk is the scan of its input chunk with the running carry
+ * added; all chunks share the first one's element type; an empty chunk yields an empty array.
+ * Unlike it, the carry stays on the GPU (the last element of piece n is the offset of piece n+1,
+ * see scan-decoupled.wgsl.ts) and `tuning.sets` buffer sets are in flight, so uploading the next
+ * piece and reading back the previous one overlap the current scan.
+ */
+export async function* scanStreamOnDevice<T extends ScanArray>(
+  gpu: GpuDevice,
+  source: AsyncIterable<T> | Iterable<T>,
+  options: WebGpuScanStreamOptions = {},
+  tuning: ScanStreamTuning = {},
+  beforeGpuWork: () => void = () => {},
+): AsyncGenerator<T, void, undefined> {
+  assertObject(options, 'options');
+  const exclusive = options.exclusive ?? false;
+  assertBoolean(exclusive, 'options.exclusive');
+  const initial = options.initial ?? 0;
+  assertFiniteNumber(initial, 'options.initial');
+  const signal = options.signal;
+  if (signal !== undefined) assertAbortSignal(signal, 'options.signal');
+  const form = streamVariant(options.variant, gpu.subgroups);
+  assertObject(tuning, 'tuning');
+  const sets = tuning.sets ?? 2;
+  assertInteger(sets, 'tuning.sets', 1, 4);
+  const bindingMax = Math.floor(Math.min(gpu.limits.storageBinding, gpu.limits.bufferSize) / 16) * 4;
+  const maxPiece = tuning.maxPieceElements ?? Math.min(DEFAULT_MAX_PIECE, bindingMax);
+  assertInteger(maxPiece, 'tuning.maxPieceElements', 1, bindingMax);
+  const it = iteratorOf(source);
+  throwIfAborted(signal);
+
+  const cfg = decoupledConfig(gpu, form);
+  const stream = new StreamGpu(gpu, cfg, !exclusive, maxPiece, sets);
+  const pending: PendingChunk[] = [];
+  const inflight: Piece[] = [];
+  let dtype: { ctor: Ctor; t: WgslScalar } | undefined;
+  let sourceDone = false;
+  let sourceFailed = false;
+  let nextPending = false;
+  let failed = false;
+  try {
+    for (let index = 0; ; index++) {
+      let step: IteratorResult<T>;
+      try {
+        nextPending = true;
+        const next = Promise.resolve(it.next());
+        next.catch(() => {});
+        step = await raceAbort(next.finally(() => (nextPending = false)), signal);
+      } catch (e) {
+        if (!(e instanceof AbortError)) sourceFailed = true;
+        throw e;
+      }
+      if (step.done === true) {
+        sourceDone = true;
+        break;
+      }
+      const chunk = step.value;
+      const dt = chunkDtype(chunk, index);
+      if (dtype === undefined) {
+        dtype = dt;
+        const bits = initialBits(dt.t, initial);
+        beforeGpuWork();
+        await stream.start(dt.t, bits);
+      } else if (dt.t !== dtype.t) {
+        throw new InvalidArgumentError(`chunks[${index}]`, `expected a ${dtype.t} chunk like the first one, got ${dt.t}`);
+      }
+      const pc: PendingChunk = { out: new dt.ctor(chunk.length), left: Math.ceil(chunk.length / maxPiece) };
+      pending.push(pc);
+      for (let s = 0; s < chunk.length; s += maxPiece) {
+        throwIfAborted(signal);
+        beforeGpuWork();
+        inflight.push(await stream.submit(chunk.subarray(s, Math.min(chunk.length, s + maxPiece)), pc, s));
+        // Keep at most `sets` pieces in flight: finishing the oldest frees the set the next piece takes.
+        while (inflight.length >= sets) {
+          await stream.complete(inflight.shift()!, signal);
+          while (pending[0]?.left === 0) yield pending.shift()!.out as T;
+        }
+      }
+      while (pending[0]?.left === 0) yield pending.shift()!.out as T;
+    }
+    while (inflight.length > 0) {
+      await stream.complete(inflight.shift()!, signal);
+      while (pending[0]?.left === 0) yield pending.shift()!.out as T;
+    }
+  } catch (e) {
+    failed = true;
+    throw e;
+  } finally {
+    stream.release();
+    // Like for await: an early exit (break, abort, an error here) returns the source; a source that threw is not returned.
+    if (!sourceDone && !sourceFailed && typeof it.return === 'function') {
+      // A return queued behind a next() that never settles would never settle either: do not wait for it.
+      const ret = Promise.resolve().then(() => it.return!());
+      if (nextPending || failed) ret.catch(() => {});
+      else await ret;
+    }
+  }
+}
+
+/**
+ * The GPU streaming scan of a backend made by `createWebGpuBackend`: `scanStreamOnDevice` on
+ * its device, two buffer sets in flight. Errors arrive through iteration, like `scanStream`'s.
+ */
+export function webgpuScanStream<T extends ScanArray>(
+  backend: Backend,
+  source: AsyncIterable<T> | Iterable<T>,
+  options: WebGpuScanStreamOptions = {},
+): AsyncGenerator<T, void, undefined> {
+  const gpu = DEVICES.get(backend);
+  async function* refuse(e: Error): AsyncGenerator<T, void, undefined> {
+    throw e;
+  }
+  if (gpu === undefined) return refuse(new InvalidArgumentError('backend', `not a backend made by createWebGpuBackend (got ${describeValue(backend)})`));
+  const guard = (): void => {
+    if (backend.disposed) throw new DisposedError(backend.name);
+  };
+  try {
+    guard();
+  } catch (e) {
+    return refuse(e as Error);
+  }
+  return scanStreamOnDevice(gpu, source, options, {}, guard);
+}
