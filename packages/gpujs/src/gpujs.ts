@@ -32,7 +32,8 @@ export interface PipelineRun {
   readonly executorKind?: string;
   readonly backend?: string;
   readonly fallbackReason?: string | null;
-  destroy(): void;
+  /** Settles once the pipeline's in-flight runs have ended and its plan is released. */
+  destroy(): Promise<void> | void;
 }
 
 export interface GpuInstance {
@@ -40,7 +41,11 @@ export interface GpuInstance {
   readonly Kernel: { readonly name: string };
   createKernel(fn: (...args: never[]) => number, settings: KernelSettings): KernelRun;
   createPipeline(fn: (...args: never[]) => unknown, settings?: { readonly constants?: Readonly<Record<string, number>> }): PipelineRun;
-  destroy(): void;
+  /**
+   * Destroys every kernel and pipeline this instance made, on a timer (GL contexts miss their
+   * lose-context event when made and destroyed in one turn); the promise settles when that is done.
+   */
+  destroy(): Promise<void>;
 }
 
 interface GpujsModule {

@@ -19,6 +19,14 @@ export interface ModeProbe {
  */
 const MAX_CELLS: Record<GpujsMode, number> = { webgpu: 2 ** 24, headlessgl: 2 ** 22, webasm: 2 ** 24, cpu: 2 ** 24 };
 
+/**
+ * Modes whose limit is a hard one. cpu mode runs kernels as plain JavaScript, where `this.thread`
+ * and index arithmetic are f64 and exact far past 2^24: there MAX_CELLS only sizes the slices,
+ * and a single row, plane or image above it is still computed right (measured on the oversize
+ * conformance rows), so cpu mode does not refuse it.
+ */
+const HARD_LIMIT: Record<GpujsMode, boolean> = { webgpu: true, headlessgl: true, webasm: true, cpu: false };
+
 /** Settings every kernel gets: f32 textures and highp on GL, sizes of inputs free to vary. */
 export const KERNEL_DEFAULTS = { tactic: 'precision', precision: 'single', dynamicArguments: true } as const;
 
@@ -72,14 +80,23 @@ export interface Runtime {
   readonly mode: GpujsMode;
   readonly software: boolean;
   readonly description: string;
+  /** Cells one kernel call may read or write per array; the ops slice their work to stay under it. */
   readonly maxCells: number;
+  /**
+   * Whether a call above `maxCells` computes wrong elements here (f32 indexing), so that work
+   * whose smallest call is above it must be refused (see `assertCallFits` in ops/kernel-util.ts).
+   */
+  readonly hardLimit: boolean;
   /** Cached kernel by key; `build` runs on a miss. */
   kernel(key: string, fn: (...args: never[]) => number, settings: KernelSettings): KernelRun;
   /** Runs a kernel (sync or async alike) and records in `notes` if gpu.js ran it elsewhere. */
   call(k: KernelRun, args: readonly unknown[], notes: Set<string>): Promise<unknown>;
-  pipeline<P>(key: string, build: (gpu: GpuInstance) => P & { destroy(): void }): P;
+  pipeline<P>(key: string, build: (gpu: GpuInstance) => P & Destroyable): P;
+  /** Resolves once gpu.js has destroyed every kernel and pipeline of this runtime. */
   release(): Promise<void>;
 }
+
+type Destroyable = { destroy(): Promise<void> | void };
 
 function unavailable(mode: GpujsMode, reason: string): BackendUnavailableError {
   return new BackendUnavailableError(`gpujs mode '${mode}' is unavailable`, [{ backend: `gpujs/${mode}`, reason }]);
@@ -134,13 +151,17 @@ async function startMode(mode: GpujsMode, forced: boolean): Promise<Runtime> {
 
 function makeRuntime(gpu: GpuInstance, mode: GpujsMode, software: boolean, adapter: string, host: WebgpuHost | undefined): Runtime {
   const kernels = new Map<string, KernelRun>();
-  const pipelines = new Map<string, { destroy(): void }>();
+  const pipelines = new Map<string, Destroyable>();
+  // Pipelines evicted from the cache: their destroy waits for their in-flight runs, and release
+  // waits for those destroys.
+  const evicted = new Set<Promise<void>>();
   let released = false;
   return {
     mode,
     software,
     description: `gpu.js ${mode} (${adapter})`,
     maxCells: MAX_CELLS[mode],
+    hardLimit: HARD_LIMIT[mode],
     kernel(key, fn, settings) {
       const hit = kernels.get(key);
       if (hit !== undefined) {
@@ -163,31 +184,39 @@ function makeRuntime(gpu: GpuInstance, mode: GpujsMode, software: boolean, adapt
       if (ran !== mode) notes.add(`gpu.js ran a kernel on '${ran}' instead of '${mode}'${k.fallbackReason ? `: ${k.fallbackReason}` : ''}`);
       return out;
     },
-    pipeline<P>(key: string, build: (g: GpuInstance) => P & { destroy(): void }): P {
+    pipeline<P>(key: string, build: (g: GpuInstance) => P & Destroyable): P {
       const hit = pipelines.get(key);
       if (hit !== undefined) return hit as P;
       const p = build(gpu);
       pipelines.set(key, p);
       if (pipelines.size > 8) {
-        const [oldKey, old] = pipelines.entries().next().value as [string, { destroy(): void }];
+        const [oldKey, old] = pipelines.entries().next().value as [string, Destroyable];
         pipelines.delete(oldKey);
-        old.destroy();
+        // Its failure to release must not reject a later call; release() still waits for it.
+        const done = Promise.resolve(old.destroy()).catch(() => undefined);
+        evicted.add(done);
+        void done.then(() => evicted.delete(done));
       }
       return p;
     },
     async release() {
       if (released) return;
       released = true;
-      for (const p of pipelines.values()) p.destroy();
       pipelines.clear();
       kernels.clear();
-      // gpu.destroy() destroys every kernel and pipeline it created.
-      gpu.destroy();
-      if (host !== undefined) {
-        // gpu.js keeps one GPUDevice per process; destroy it with the last webgpu backend so
-        // Dawn lets the process exit, then take the navigator shim away.
-        if (webgpuUsers() === 1) await gpujs.WebGPUContext.destroy();
-        host.uninstall();
+      try {
+        await Promise.all(evicted);
+        // gpu.destroy() destroys every kernel and pipeline it created, on a timer, after the
+        // pipelines' in-flight runs; until it resolves they still hold wasm memory, GL contexts
+        // and GPU buffers, so dispose() must not resolve before it.
+        await gpu.destroy();
+      } finally {
+        if (host !== undefined) {
+          // gpu.js keeps one GPUDevice per process; destroy it with the last webgpu backend so
+          // Dawn lets the process exit, then take the navigator shim away.
+          if (webgpuUsers() === 1) await gpujs.WebGPUContext.destroy();
+          host.uninstall();
+        }
       }
     },
   };

@@ -1,6 +1,7 @@
 import { afterAll, describe, it } from 'vitest';
 import { describeConformance } from '@kernelkit/ops/testing';
 import { createGpujsBackend, probeGpujsModes } from '../src/index.js';
+import { oversizeRows } from './oversize.js';
 import { startXvfb } from './xvfb.js';
 
 // headless-gl needs an X server: start our own Xvfb (CI does not wrap `npm test` in xvfb-run).
@@ -13,5 +14,10 @@ if (typeof xvfb !== 'string') afterAll(() => xvfb.stop());
 if (skip !== undefined) {
   describe('gpujs/headlessgl: conformance', () => it.skip(`skipped: ${skip}`, () => {}));
 } else {
-  await describeConformance('gpujs/headlessgl', () => createGpujsBackend({ mode: 'headlessgl' }), { scale: 'reduced', propertyRuns: 25, timeoutMs: 300_000 });
+  await describeConformance('gpujs/headlessgl', () => createGpujsBackend({ mode: 'headlessgl' }), {
+    scale: 'reduced',
+    propertyRuns: 25,
+    timeoutMs: 300_000,
+    oversize: oversizeRows(2 ** 22),
+  });
 }

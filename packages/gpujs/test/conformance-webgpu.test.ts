@@ -1,6 +1,7 @@
 import { describe, it } from 'vitest';
 import { describeConformance } from '@kernelkit/ops/testing';
 import { createGpujsBackend, probeGpujsModes } from '../src/index.js';
+import { oversizeRows } from './oversize.js';
 
 // gpu.js's webgpu backend on Dawn. Here that is the OpenGL ES software adapter (llvmpipe),
 // which the backend accepts only when the mode is forced (auto mode wants hardware). Shader
@@ -9,5 +10,10 @@ const probe = (await probeGpujsModes()).webgpu;
 if (!probe.available) {
   describe('gpujs/webgpu: conformance', () => it.skip(`skipped: ${probe.reason ?? 'unavailable'}`, () => {}));
 } else {
-  await describeConformance('gpujs/webgpu', () => createGpujsBackend({ mode: 'webgpu' }), { scale: 'reduced', propertyRuns: 25, timeoutMs: 300_000 });
+  await describeConformance('gpujs/webgpu', () => createGpujsBackend({ mode: 'webgpu' }), {
+    scale: 'reduced',
+    propertyRuns: 25,
+    timeoutMs: 300_000,
+    oversize: oversizeRows(2 ** 24),
+  });
 }

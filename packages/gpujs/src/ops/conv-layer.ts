@@ -1,11 +1,12 @@
 import type { OpImplementation } from '@kernelkit/ops';
 import type { Runtime } from '../runtime.js';
-import { copyResult, kernelFn, type KernelThis } from './kernel-util.js';
+import { assertCallFits, copyResult, kernelFn, type KernelThis } from './kernel-util.js';
 
 /**
  * 3-D output kernel [OW, OH, batch·M] over a chunk of the batch: thread (x, y, z) computes
  * out[b][m][y][x] with z = b·M + m. z is split into (b, m) with an f32 division and an exact
- * ±1 fix-up (z < 2^22, so the quotient's error is below 1). C, K and the sizes are constants.
+ * ±1 fix-up (z < chunk·M ≤ the cell limit ≤ 2^24: the quotient's error is below 1 and b·M stays
+ * exact). C, K and the sizes are constants.
  * Bias and ReLU are fused when asked (ReLU keeps NaN, as the reference does).
  */
 const convLayerKernel = kernelFn(function (this: KernelThis, inp: number[], wt: number[], bias: number[]) {
@@ -45,6 +46,15 @@ const convLayerKernel = kernelFn(function (this: KernelThis, inp: number[], wt: 
 export function convLayer(rt: Runtime): OpImplementation<'convLayer'> {
   return {
     defaultVariant: 'kernel',
+    check(p) {
+      // The smallest call is one image: its C·H·W input cells and M·OH·OW output cells (the
+      // output follows from the input's size, so both are the input's). Every call reads all
+      // M·C·K·K weights.
+      const inImage = p.channels * p.height * p.width;
+      const outImage = p.maps * p.outHeight * p.outWidth;
+      assertCallFits(rt, 'input', Math.max(inImage, outImage), `one image (${inImage} input cells, ${outImage} output cells)`);
+      assertCallFits(rt, 'weights', p.maps * p.channels * p.k * p.k, `the ${p.maps}×${p.channels}×${p.k}×${p.k} weights`);
+    },
     variants: {
       async kernel(p, ctx) {
         const { batch, channels: C, height: H, width: W, maps: M, k: K, outHeight: OH, outWidth: OW } = p;
@@ -52,7 +62,8 @@ export function convLayer(rt: Runtime): OpImplementation<'convLayer'> {
         const inImage = C * H * W;
         const out = ctx.out ?? new Float32Array(batch * outImage);
         const notes = new Set<string>();
-        // Images per call: output and input of a call both under the mode's cell limit.
+        // Images per call: output and input of a call both under the mode's cell limit (one
+        // image at least: `check` refused what one image cannot fit, except in cpu mode).
         const per = Math.max(1, Math.min(batch, Math.floor(rt.maxCells / Math.max(outImage, inImage))));
         const bias = p.bias ?? new Float32Array(1);
         for (let b0 = 0; b0 < batch; b0 += per) {

@@ -1,24 +1,29 @@
 import type { OpImplementation } from '@kernelkit/ops';
 import type { Runtime } from '../runtime.js';
-import { copyResult, kernelFn, type KernelThis } from './kernel-util.js';
+import { assertCallFits, copyResult, kernelFn, type KernelThis } from './kernel-util.js';
 
 /**
- * One thread per output pixel of a band of rows; K, radius and the image size are compile-time
- * constants so the loops unroll. Pixels outside the image read as 0 (the bounds tests skip them).
- * The kernel sees only the band's input rows (plus halo): `inRow0` is the first image row of
- * that slice, `y0` the first output row.
+ * One thread per output pixel of a band of rows; K, radius and the width are compile-time
+ * constants so the loops unroll. The kernel sees only the band's input rows plus halo, clipped to
+ * the image: `off` is the band's first output row within that slice and `rowsIn` the slice's row
+ * count, so a row outside the slice is exactly a row outside the image and reads as 0 (the bounds
+ * tests skip it), as does a column outside the image.
+ * Every coordinate is slice-relative and the offsets are added as `x + (j - R)`: gpu.js does this
+ * arithmetic in f32 (outside cpu mode), where absolute row numbers or `x + j` past 2^24 round
+ * and read the wrong pixel. With the slice and the width within the mode's cell limit, the
+ * values stay exact, or (columns past 2^24) round to at least 2^24 ≥ W and are still skipped.
  */
-const conv2dKernel = kernelFn(function (this: KernelThis, inp: number[], f: number[], y0: number, inRow0: number) {
+const conv2dKernel = kernelFn(function (this: KernelThis, inp: number[], f: number[], off: number, rowsIn: number) {
   const x = this.thread.x;
-  const y = y0 + this.thread.y;
+  const y = this.thread.y + off;
   let s = 0;
   for (let i = 0; i < this.constants.K!; i++) {
-    const yy = y + i - this.constants.R!;
-    if (yy >= 0 && yy < this.constants.H!) {
+    const yy = y + (i - this.constants.R!);
+    if (yy >= 0 && yy < rowsIn) {
       for (let j = 0; j < this.constants.K!; j++) {
-        const xx = x + j - this.constants.R!;
+        const xx = x + (j - this.constants.R!);
         if (xx >= 0 && xx < this.constants.W!) {
-          s += inp[(yy - inRow0) * this.constants.W! + xx]! * f[i * this.constants.K! + j]!;
+          s += inp[yy * this.constants.W! + xx]! * f[i * this.constants.K! + j]!;
         }
       }
     }
@@ -29,6 +34,13 @@ const conv2dKernel = kernelFn(function (this: KernelThis, inp: number[], f: numb
 export function conv2d(rt: Runtime): OpImplementation<'conv2d'> {
   return {
     defaultVariant: 'kernel',
+    check(p) {
+      // The smallest call is one output row: its input slice is that row plus R halo rows on
+      // each side, clipped to the image (min(H, K) rows of W); the filter goes to every call.
+      const rowsIn = Math.min(p.height, p.k);
+      assertCallFits(rt, 'input', rowsIn * p.width, `one output row and its halo (${rowsIn} input row${rowsIn === 1 ? '' : 's'} of ${p.width})`);
+      assertCallFits(rt, 'filter', p.k * p.k, `the ${p.k}×${p.k} filter`);
+    },
     variants: {
       async kernel(p, ctx) {
         const { batch, height: H, width: W, k: K } = p;
@@ -36,7 +48,8 @@ export function conv2d(rt: Runtime): OpImplementation<'conv2d'> {
         const plane = H * W;
         const out = ctx.out ?? new Float32Array(batch * plane);
         const notes = new Set<string>();
-        // Bands of rows so that a call's output and input both stay under the mode's cell limit.
+        // Bands of rows so that a call's output and input both stay under the mode's cell limit
+        // (one row at least: `check` refused what one row cannot fit, except in cpu mode).
         const bandRows = Math.max(1, Math.min(H, Math.floor(rt.maxCells / W) - 2 * R));
         const filter = p.filter;
         for (let b = 0; b < batch; b++) {
@@ -45,8 +58,8 @@ export function conv2d(rt: Runtime): OpImplementation<'conv2d'> {
             const r0 = Math.max(0, y0 - R);
             const r1 = Math.min(H, y0 + rows + R);
             const slice = p.input.subarray(b * plane + r0 * W, b * plane + r1 * W);
-            const k = rt.kernel(`conv2d:${W}:${H}:${K}:${rows}`, conv2dKernel, { output: [W, rows], constants: { K, R, H, W } });
-            const res = await rt.call(k, [slice, filter, y0, r0], notes);
+            const k = rt.kernel(`conv2d:${W}:${K}:${rows}`, conv2dKernel, { output: [W, rows], constants: { K, R, W } });
+            const res = await rt.call(k, [slice, filter, y0 - r0, r1 - r0], notes);
             copyResult(res, out, b * plane + y0 * W);
           }
         }

@@ -1,3 +1,6 @@
+import { LimitExceededError } from '@kernelkit/core';
+import type { Runtime } from '../runtime.js';
+
 /** What gpu.js kernel functions see as `this` (the fields these kernels use). */
 export interface KernelThis {
   readonly thread: { readonly x: number; readonly y: number; readonly z: number };
@@ -24,3 +27,16 @@ export type KernelFn = (...args: never[]) => number;
 export const kernelFn = (f: (this: KernelThis, ...args: never[]) => number): KernelFn => f as unknown as KernelFn;
 
 export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Refuses, before any work, a problem whose smallest kernel call (one row band, z-slab or image:
+ * the unit an op cannot split further) needs `cells` cells in one array, above what one call of
+ * this mode indexes exactly. Modes without a hard limit (cpu) compute it right and pass.
+ */
+export function assertCallFits(rt: Runtime, parameter: string, cells: number, unit: string): void {
+  if (!rt.hardLimit || cells <= rt.maxCells) return;
+  throw new LimitExceededError(
+    parameter,
+    `${unit}: ${cells} cells in one gpu.js ${rt.mode} kernel call, above its limit of ${rt.maxCells} (gpu.js indexes in f32 in this mode; the work cannot be split further)`,
+  );
+}

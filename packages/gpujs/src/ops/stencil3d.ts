@@ -2,20 +2,23 @@ import { UnsupportedError } from '@kernelkit/core';
 import type { OpImplementation, Stencil3dProblem } from '@kernelkit/ops';
 import { gpujs, type GpuInstance, type PipelineRun } from '../gpujs.js';
 import { KERNEL_DEFAULTS, type Runtime } from '../runtime.js';
-import { copyResult, kernelFn, type KernelThis } from './kernel-util.js';
+import { assertCallFits, copyResult, kernelFn, type KernelThis } from './kernel-util.js';
 
 /**
- * One Jacobi step for the z-slab [z0, z0 + output z) of the grid; `u` is 3-D ([z][y][x]) and
- * holds planes from `inZ0` on (the slab plus its halo planes). 3-D indexing (not flat) because
- * inside a pipeline a step reads the previous step's 3-D output handle directly. Sizes, coefficients and the boundary policy are
- * constants. Boundary cells write 0 (`ZERO` = 1) or keep their value.
+ * One Jacobi step for a z-slab of the grid; `u` is 3-D ([w][y][x]) and holds the slab plus its
+ * halo planes, and output plane `thread.z` is plane `thread.z + off` of `u`. 3-D indexing (not
+ * flat) because inside a pipeline a step reads the previous step's 3-D output handle directly.
+ * Sizes, coefficients and the boundary policy are constants. Boundary cells write 0 (`ZERO` = 1)
+ * or keep their value; `first`/`last` are the planes of `u` that are the grid's first and last
+ * planes, or -1 when the slab does not hold them.
+ * Plane numbers are slab-relative because gpu.js does this arithmetic in f32 (outside cpu
+ * mode): absolute z past 2^24 rounds and reads the wrong plane.
  */
-const stepKernel = kernelFn(function (this: KernelThis, u: number[][][], z0: number, inZ0: number) {
+const stepKernel = kernelFn(function (this: KernelThis, u: number[][][], off: number, first: number, last: number) {
   const x = this.thread.x;
   const y = this.thread.y;
-  const z = z0 + this.thread.z;
-  const w = z - inZ0;
-  if (x === 0 || y === 0 || z === 0 || x === this.constants.NX! - 1 || y === this.constants.NY! - 1 || z === this.constants.NZ! - 1) {
+  const w = this.thread.z + off;
+  if (x === 0 || y === 0 || w === first || x === this.constants.NX! - 1 || y === this.constants.NY! - 1 || w === last) {
     if (this.constants.ZERO === 1) return 0;
     return u[w]![y]![x]!;
   }
@@ -43,10 +46,10 @@ async function pipelined(rt: Runtime, p: Stencil3dProblem, out: Float32Array, no
     return gpu.createPipeline(
       function (this: KernelThis, u: unknown) {
         let v = u;
-        for (let s = 0; s < this.constants.steps!; s++) v = step(v, 0, 0);
+        for (let s = 0; s < this.constants.steps!; s++) v = step(v, 0, 0, this.constants.last!);
         return v;
       } as never,
-      { constants: { steps: p.steps } },
+      { constants: { steps: p.steps, last: p.nz - 1 } },
     );
   });
   // The first step reads the flat input as 3-D; later steps read the previous 3-D output.
@@ -74,7 +77,8 @@ async function slabbed(rt: Runtime, p: Stencil3dProblem, out: Float32Array, note
       const b = Math.min(p.nz, z0 + n + 1);
       const k = rt.kernel(keyOf(p, n), stepKernel, { output: [p.nx, p.ny, n], constants: constants(p) });
       const slab = gpujs.input(src.subarray(a * plane, b * plane), [p.nx, p.ny, b - a]);
-      copyResult(await rt.call(k, [slab, z0, a], notes), dst, z0 * plane);
+      const args = [slab, z0 - a, a === 0 ? 0 : -1, b === p.nz ? b - 1 - a : -1];
+      copyResult(await rt.call(k, args, notes), dst, z0 * plane);
     }
     src = dst;
   }
@@ -86,6 +90,11 @@ export function stencil3d(rt: Runtime): OpImplementation<'stencil3d'> {
     defaultVariant: 'kernel',
     check(p) {
       if (p.input instanceof Float64Array) throw new UnsupportedError('gpu.js computes in f32; pass a Float32Array', 'input');
+      // No kernel runs for 0 steps (a copy), so nothing to refuse. Otherwise the smallest call
+      // is one output plane with its two halo planes, clipped to the grid (the whole grid, in
+      // one pipeline, when it fits: then it has at most as many cells).
+      const planesIn = Math.min(p.nz, 3);
+      if (p.steps > 0) assertCallFits(rt, 'input', p.nx * p.ny * planesIn, `one z-plane and its halo (${planesIn} input plane${planesIn === 1 ? '' : 's'} of ${p.nx}×${p.ny})`);
     },
     variants: {
       async kernel(p, ctx) {

@@ -1,0 +1,27 @@
+import { afterAll, describe, it } from 'vitest';
+import { describeLifetimeCycles } from '@kernelkit/ops/testing';
+import { createGpujsBackend, probeGpujsModes } from '../src/index.js';
+import { startXvfb } from './xvfb.js';
+
+// gpu.js holds kernels (compiled functions, wasm memory, GL contexts) per instance; there is no
+// count of them to sample, so RSS and Node's active resources are what is watched.
+// Measured on the 2-core dev machine: 1000 cycles take ~13 s in cpu mode, ~30 s in webasm.
+describeLifetimeCycles('gpujs/cpu', () => createGpujsBackend({ mode: 'cpu' }));
+describeLifetimeCycles('gpujs/webasm', () => createGpujsBackend({ mode: 'webasm' }));
+
+// headless-gl: every instance makes a GL context and compiles its kernels' shaders on Mesa
+// llvmpipe: ~1.5 s for a cold cycle, ~0.5 s once warm here (1000 cycles would be ~8 min), so
+// 20 cycles (~10 s); the RSS bound then compares cycle 2 with cycle 20.
+// KERNELKIT_LIFETIME_CYCLES runs more.
+const HEADLESSGL_CYCLES = 20;
+const xvfb = await startXvfb();
+const probe = typeof xvfb === 'string' ? undefined : (await probeGpujsModes()).headlessgl;
+const skip = typeof xvfb === 'string' ? xvfb : probe?.available === true ? undefined : probe?.reason;
+if (typeof xvfb !== 'string') afterAll(() => xvfb.stop());
+if (skip !== undefined) {
+  describe('gpujs/headlessgl: lifetime', () => it.skip(`skipped: ${skip}`, () => {}));
+} else {
+  describeLifetimeCycles('gpujs/headlessgl (fewer cycles: a GL context and shader compiles on llvmpipe per cycle)', () => createGpujsBackend({ mode: 'headlessgl' }), {
+    cycles: HEADLESSGL_CYCLES,
+  });
+}
