@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKEND_NAMES } from 'kernelkit';
 import type { BenchReport } from '../src/types.js';
-import { expectExitCode, spawnCli } from './spawn-cli.js';
+import { expectExitCode, spawnCli } from '@kernelkit/ops/testing';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const bench = (args: readonly string[]) => spawnCli(CLI, args, { timeoutMs: 60_000 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_DIR, TEST_DATA_DIR, splitFiles } from '../src/paths.js';
-import { expectExitCode, spawnCli } from './spawn-cli.js';
+import { expectExitCode, spawnCli } from '@kernelkit/ops/testing';
 
 const CLI = join(APP_DIR, 'dist', 'cli.js');
 const app = (args: readonly string[]) => spawnCli(CLI, args, { timeoutMs: 60_000 });

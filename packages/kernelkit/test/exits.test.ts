@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectExitCode, spawnCli } from './spawn-cli.js';
+import { expectExitCode, spawnCli } from '@kernelkit/ops/testing';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const PKG = fileURLToPath(new URL('..', import.meta.url));

@@ -16,3 +16,5 @@ export * from './cases.js';
 export { compareFloat, compareExact } from './compare.js';
 export type { Mismatch } from './compare.js';
 export * from './tolerance.js';
+export { expectExitCode, spawnCli } from './spawn-cli.js';
+export type { Exit, SpawnOptions } from './spawn-cli.js';

@@ -70,7 +70,10 @@ export const describeConvLayerConfig = (c: ConvLayerConfig): string => (c.kernel
 
 /** How chunked batches run (the lead wires these to backend options). */
 export interface ConvLayerChunking {
-  /** Largest chunk in images (default: what one storage binding holds). Lets tests exercise the chunked paths. */
+  /**
+   * Largest chunk in images. Default: about DEFAULT_CHUNK_BYTES of input or output per chunk
+   * (and never more than one storage binding), so big batches stream through two buffer sets.
+   */
   readonly chunkItems?: number | undefined;
   /**
    * `true` (default): two buffer sets, so chunk n+1's upload and chunk n−1's readback overlap
@@ -78,6 +81,14 @@ export interface ConvLayerChunking {
    */
   readonly overlap?: boolean | undefined;
 }
+
+/**
+ * Default chunk size in bytes of one image's input or output, whichever is larger. On the H100
+ * host, B=10 000 end to end: L1 one pass 2306 ms, chunks of 1000 images (~30 MB) overlapped
+ * 1082 ms, of 2500 (~74 MB) 1238 ms; L2 1676 / 800 / 947 ms
+ * (benchmarks/results/webgpu-conv-layer-chunks-h100-*). Batches under this size run in one pass.
+ */
+export const DEFAULT_CHUNK_BYTES = 32 * 2 ** 20;
 
 /** Where a call's input is: the caller's host array or a GPU buffer (a resident DeviceArray). */
 type Source = { readonly host: Float32Array } | { readonly buffer: GPUBuffer };
@@ -112,7 +123,8 @@ const params = (p: Shape, n: number, flags: number): ArrayBuffer =>
 function runLayer(gpu: GpuDevice, p: Shape, src: Source, sink: Sink, plan: Plan, job: Job): Promise<LayerRun> {
   const inPer = p.channels * p.height * p.width;
   const outPer = p.maps * p.outHeight * p.outWidth;
-  const per = Math.min(itemsPerChunk(gpu, Math.max(inPer, outPer) * 4, 'input'), job.chunking.chunkItems ?? Number.POSITIVE_INFINITY);
+  const perImage = Math.max(inPer, outPer) * 4;
+  const per = Math.min(itemsPerChunk(gpu, perImage, 'input'), job.chunking.chunkItems ?? Math.max(1, Math.floor(DEFAULT_CHUNK_BYTES / perImage)));
   if (sink === 'device' && p.batch * outPer * 4 > gpu.limits.bufferSize) {
     throw new LimitExceededError('output', `a device output of ${p.batch * outPer * 4} bytes is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes); ask for output: 'array'`);
   }
