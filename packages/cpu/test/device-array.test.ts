@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DisposedError, InvalidArgumentError } from '@kernelkit/core';
-import { createCpuBackend } from '@kernelkit/cpu';
-import { isDeviceArray, makeConvLayerArgs, type DeviceArray } from '../src/index.js';
+import { createCpuBackend } from '../src/index.js';
+import { isDeviceArray, makeConvLayerArgs, type DeviceArray } from '@kernelkit/ops';
 
 const grid = (n: number): Float32Array => Float32Array.from({ length: n * n * n }, (_, i) => Math.sin(i * 0.37));
 const layer = () => makeConvLayerArgs({ batch: 2, channels: 2, height: 9, width: 9, maps: 3, k: 3 });
