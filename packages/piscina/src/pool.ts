@@ -100,7 +100,10 @@ export class Pool {
     // whole process ("v8::Module::IsGraphAsync must be used on an instantiated module"): turn
     // that path off in the workers so the import() path is the only one.
     const execArgv = process.allowedNodeEnvironmentFlags.has('--experimental-require-module') ? [...process.execArgv, '--no-experimental-require-module'] : undefined;
-    const piscina = new Piscina({ filename: WORKER_URL.href, minThreads, maxThreads, idleTimeout: 60_000, ...(execArgv ? { execArgv } : {}) });
+    // recordTiming off: Piscina's run/wait-time histograms are native memory that outlives the
+    // pool (a bare Piscina create/run/destroy loop grew RSS 59 → 139 MiB over 360 cycles with it,
+    // 58 → 62 MiB without), and nothing here reads them.
+    const piscina = new Piscina({ filename: WORKER_URL.href, minThreads, maxThreads, idleTimeout: 60_000, recordTiming: false, ...(execArgv ? { execArgv } : {}) });
     // A worker that fails outside a task (e.g. while loading) is reported here; without a
     // listener the 'error' event would crash the process. Task failures reject their run().
     let startError: unknown;
