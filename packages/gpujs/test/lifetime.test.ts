@@ -10,10 +10,7 @@ describeLifetimeCycles('gpujs/cpu', () => createGpujsBackend({ mode: 'cpu' }));
 describeLifetimeCycles('gpujs/webasm', () => createGpujsBackend({ mode: 'webasm' }));
 
 // headless-gl: every instance makes a GL context and compiles its kernels' shaders on Mesa
-// llvmpipe: ~1.5 s for a cold cycle, ~0.5 s once warm here (1000 cycles would be ~8 min), so
-// 20 cycles (~10 s); the RSS bound then compares cycle 2 with cycle 20.
-// KERNELKIT_LIFETIME_CYCLES runs more.
-const HEADLESSGL_CYCLES = 20;
+// llvmpipe: 1000 cycles took 270 s on the 2-core dev machine (RSS 213 → 231 MiB).
 const xvfb = await startXvfb();
 const probe = typeof xvfb === 'string' ? undefined : (await probeGpujsModes()).headlessgl;
 const skip = typeof xvfb === 'string' ? xvfb : probe?.available === true ? undefined : probe?.reason;
@@ -21,7 +18,5 @@ if (typeof xvfb !== 'string') afterAll(() => xvfb.stop());
 if (skip !== undefined) {
   describe('gpujs/headlessgl: lifetime', () => it.skip(`skipped: ${skip}`, () => {}));
 } else {
-  describeLifetimeCycles('gpujs/headlessgl (fewer cycles: a GL context and shader compiles on llvmpipe per cycle)', () => createGpujsBackend({ mode: 'headlessgl' }), {
-    cycles: HEADLESSGL_CYCLES,
-  });
+  describeLifetimeCycles('gpujs/headlessgl', () => createGpujsBackend({ mode: 'headlessgl' }), { timeoutMs: 900_000 });
 }
