@@ -1,21 +1,10 @@
-import type { TypedArray } from '@kernelkit/core';
+import { isDetachedBuffer, type TypedArray } from '@kernelkit/core';
 
 type Ctor<T extends TypedArray> = { new (n: number): T; new (b: ArrayBufferLike, off?: number, len?: number): T; readonly BYTES_PER_ELEMENT: number };
 
-/**
- * True when the view's buffer was transferred away. Node 20 has no `ArrayBuffer#detached`; a
- * detached buffer there reports byteLength 0 and refuses any new view, which is how we tell.
- */
+/** True when the view's buffer was transferred away (the guards' own test, for Node 20 too). */
 export function isDetachedView(view: ArrayBufferView): boolean {
-  const buffer = view.buffer as ArrayBufferLike & { detached?: boolean };
-  if (typeof buffer.detached === 'boolean') return buffer.detached;
-  if (buffer.byteLength !== 0 || buffer instanceof SharedArrayBuffer) return false;
-  try {
-    new Uint8Array(buffer, 0, 0);
-    return false;
-  } catch {
-    return true;
-  }
+  return isDetachedBuffer(view.buffer);
 }
 
 /** A view of `ctor` whose buffer has been transferred (detached) after `n` elements were allocated. */

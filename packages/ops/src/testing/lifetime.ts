@@ -1,11 +1,10 @@
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { it } from 'vitest';
 import { assertInteger, assertObject, describeValue, InvalidArgumentError } from '@kernelkit/core';
 import type { Backend, OpName } from '../backend.js';
 import { verifyResult } from '../verify.js';
 import { conv2dCase, convLayerCase, GRID_CASES, scanCase, stencilCase } from './cases.js';
 import { lifetimeCyclesFromEnv } from './env.js';
+import { gcFunction } from './gc.js';
 
 export interface ResourceSample {
   readonly [resource: string]: number;
@@ -47,19 +46,6 @@ export interface LifetimeReport {
 }
 
 const MiB = 2 ** 20;
-
-/** A full GC: `global.gc` when Node runs with --expose-gc, else the flag turned on now and gc taken from a fresh context. */
-function gcFunction(): (() => void) | undefined {
-  const g = (globalThis as { gc?: unknown }).gc;
-  if (typeof g === 'function') return g as () => void;
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    const fn = vm.runInNewContext('gc') as unknown;
-    return typeof fn === 'function' ? (fn as () => void) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Lets finalisers, worker exits and closed handles settle, then collects. */
 async function settle(gc: (() => void) | undefined): Promise<void> {

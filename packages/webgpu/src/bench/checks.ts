@@ -2,7 +2,7 @@ import {
   conv2dTolerance,
   convLayerTolerance,
   stencil3dTolerance,
-} from './testing-kit.js';
+} from '@kernelkit/ops/testing/data';
 import type { Conv2dArgs, ConvLayerArgs, Stencil3dArgs } from '@kernelkit/ops';
 import { Rng } from '@kernelkit/ops';
 

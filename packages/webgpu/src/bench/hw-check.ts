@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { cs610Problem, CS610_DISP_PATH, CS610_GRID_PATH, gridSearchReference, reduceGrid, validateGridSearch, verifyResult, type Backend, type OpArgs, type OpName } from '@kernelkit/ops';
-import { CONV2D_CASES, CONV_LAYER_CASES, conv2dCase, convLayerCase, GRID_CASES, randomGridCase, SCAN_LENGTHS, scanCase, STENCIL_CASES, stencilCase } from './testing-kit.js';
+import { CONV2D_CASES, CONV_LAYER_CASES, conv2dCase, convLayerCase, GRID_CASES, randomGridCase, SCAN_LENGTHS, scanCase, STENCIL_CASES, stencilCase } from '@kernelkit/ops/testing/data';
 
 /**
  * A conformance subset for a hardware adapter (the GPU host has no vitest): the suite's fixed

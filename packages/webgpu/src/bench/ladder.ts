@@ -26,7 +26,7 @@ import {
 import { createWebGpuBackend } from '../index.js';
 import { checkConv2dSampled, checkConvLayerSampled, checkStencilSampled } from './checks.js';
 import { runHardwareChecks } from './hw-check.js';
-import { scanTolerance } from './testing-kit.js';
+import { scanTolerance } from '@kernelkit/ops/testing/data';
 
 interface Row {
   op: OpName;

@@ -1,5 +1,5 @@
 /**
- * Reliability run for a GPU host (no vitest there):
+ * Reliability run for a GPU host (no vitest there: it uses `@kernelkit/ops/testing/data`):
  *   node packages/webgpu/dist/bench/reliability.js --out file.json [--cycles N] [--adapter hardware|software]
  * Runs the shared bad-input table, 64 concurrent mixed calls, N create → run → dispose cycles
  * (live GPUBuffers and RSS sampled) and the device-loss scenario, on the hardware adapter by
@@ -7,19 +7,13 @@
  * exits 1 on any failure, 2 on bad usage.
  */
 import { writeFileSync } from 'node:fs';
-import { register } from 'node:module';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { parseArgs } from 'node:util';
-import { DeviceError, InvalidArgumentError, LimitExceededError } from '@kernelkit/core';
+import { DeviceError, InvalidArgumentError } from '@kernelkit/core';
 import { verifyResult, type Backend, type OpName } from '@kernelkit/ops';
-import type { BadInputCase } from '@kernelkit/ops/testing';
 import { createWebGpuBackend } from '../backend.js';
 import type { AdapterKind } from '../runtime/adapter.js';
 import { dispatchOversized, failNextDeviceRecreation, liveGpuBuffers, loseDevice, webgpuStats } from '../testing.js';
-import { conv2dCase, convLayerCase, GRID_CASES, randomGridCase, scanCase, stencilCase } from './testing-kit.js';
-
-type Testing = typeof import('@kernelkit/ops/testing');
+import { BAD_INPUT_CASES, conv2dCase, convLayerCase, gcFunction, GRID_CASES, randomGridCase, refusalProblem, scanCase, stencilCase } from '@kernelkit/ops/testing/data';
 
 // ---- command line ------------------------------------------------------------------------
 
@@ -39,32 +33,6 @@ const cycles = Number(flags.cycles);
 if (!Number.isInteger(cycles) || cycles < 0) usage(`--cycles: expected an integer >= 0, got ${flags.cycles}`);
 if (flags.adapter !== 'hardware' && flags.adapter !== 'software') usage(`--adapter: expected hardware or software, got ${flags.adapter}`);
 const adapterKind: AdapterKind = flags.adapter;
-
-// ---- vitest-free access to the shared bad-input table -----------------------------------
-
-/**
- * `@kernelkit/ops/testing`'s bad-input module imports vitest for its test registration; the
- * table itself does not use it. Where vitest is not installed, 'vitest' resolves to a stub
- * whose functions throw, so the module loads and only the table is used.
- */
-const VITEST_STUB = `const no = () => { throw new Error('vitest is not installed here'); };
-export const it = Object.assign(no, { fails: no, skip: no, each: no }), test = it, describe = it, expect = no, beforeAll = no, afterAll = no, beforeEach = no, afterEach = no, vi = {};`;
-const STUB_HOOKS = `export async function resolve(specifier, context, next) {
-  if (specifier === 'vitest') return { url: 'data:text/javascript,' + encodeURIComponent(${JSON.stringify(VITEST_STUB)}), shortCircuit: true };
-  return next(specifier, context);
-}`;
-
-async function badInputCases(): Promise<readonly BadInputCase[]> {
-  try {
-    import.meta.resolve('vitest');
-  } catch {
-    register(`data:text/javascript,${encodeURIComponent(STUB_HOOKS)}`);
-  }
-  const url = new URL('./testing/bad-input.js', import.meta.resolve('@kernelkit/ops')).href;
-  return ((await import(url)) as Pick<Testing, 'BAD_INPUT_CASES'>).BAD_INPUT_CASES;
-}
-
-const buffers = (await import(new URL('./testing/buffers.js', import.meta.resolve('@kernelkit/ops')).href)) as Pick<Testing, 'changedSince' | 'isDetachedView' | 'snapshot'>;
 
 // ---- recording ---------------------------------------------------------------------------
 
@@ -148,7 +116,7 @@ const call =
 // ---- sections ----------------------------------------------------------------------------
 
 async function badInput(b: Backend): Promise<void> {
-  const rows = await badInputCases();
+  const rows = BAD_INPUT_CASES;
   const s = section('badInput');
   s['knownGaps'] = [] as string[];
   for (const row of rows) {
@@ -156,24 +124,8 @@ async function badInput(b: Backend): Promise<void> {
     for (const variant of variants) {
       const name = `${row.op}${variant === undefined ? '' : `/${variant}`}: ${row.what}`;
       const refusal = async (): Promise<void> => {
-        const made = row.make();
-        const options = variant === undefined ? made.options : { ...made.options, variant };
-        const out = options?.out as ArrayBufferView | undefined;
-        // A distinctive fill shows a partial write (unless `out` is the input, which must stay as it is).
-        if (out !== undefined && !buffers.isDetachedView(out) && out.buffer !== (made.args as { input?: ArrayBufferView } | null)?.input?.buffer) (out as Float32Array).fill(42);
-        const before = buffers.snapshot(made.args);
-        const outBefore = out === undefined ? undefined : buffers.snapshot(out);
-        const err = await within(rejection((b[row.op] as (a: unknown, o?: unknown) => Promise<unknown>)(made.args, options)), 120_000, name);
-        const want = row.error ?? InvalidArgumentError;
-        check(err instanceof want, `expected ${want.name}, got ${err === undefined ? 'a result' : String(err)}`);
-        if ((err instanceof InvalidArgumentError || err instanceof LimitExceededError) && err.parameter !== row.parameter) throw new Error(`names parameter ${err.parameter}, expected ${row.parameter}`);
-        check((err as Error).message.includes(row.parameter), `message does not name ${row.parameter}: ${(err as Error).message}`);
-        const changed = buffers.changedSince(before, made.args);
-        check(changed === undefined, `the caller's arguments changed: ${changed}`);
-        if (out !== undefined) {
-          const outChanged = buffers.changedSince(outBefore, out, 'options.out');
-          check(outChanged === undefined, `options.out changed: ${outChanged}`);
-        }
+        const problem = await within(refusalProblem(b, { ...row, error: row.error ?? InvalidArgumentError }, variant), 120_000, name);
+        check(problem === undefined, problem ?? '');
         check(outstanding(b) === 0, `${outstanding(b)} GPU buffers left handed out`);
       };
       if (row.knownGap === undefined) {
@@ -226,17 +178,6 @@ async function concurrent(b: Backend, n = 64): Promise<void> {
   await runCase('concurrent', 'no GPU buffer left handed out afterwards', async () => check(outstanding(b) === 0, `${outstanding(b)} left`));
 }
 
-/** A full GC: `--expose-gc` turned on now, gc taken from a fresh context (as the vitest harness does). */
-function fullGc(): (() => void) | undefined {
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    const gc = vm.runInNewContext('gc') as unknown;
-    return typeof gc === 'function' ? (gc as () => void) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const CYCLE_CALLS: readonly Call[] = [
   call('conv2d', conv2dCase([1, 6, 5, 3], 41)),
   call('stencil3d', stencilCase([5, 4, 3, 2, 'copy'], 42)),
@@ -254,7 +195,7 @@ const CYCLE_CALLS: readonly Call[] = [
  */
 async function lifetime(n: number): Promise<void> {
   const s = section('cycles');
-  const gc = fullGc();
+  const gc = gcFunction();
   const warm = Math.max(1, Math.ceil(n / 10));
   const MiB = 2 ** 20;
   let aliveMax = 0;

@@ -13,7 +13,7 @@ import { DEVICES } from '../backend.js';
 import { createWebGpuBackend } from '../index.js';
 import { scanStreamOnDevice } from '../ops/scan-stream.js';
 import type { AdapterKind } from '../runtime/adapter.js';
-import { scanTolerance } from './testing-kit.js';
+import { scanTolerance } from '@kernelkit/ops/testing/data';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: string): string => {
