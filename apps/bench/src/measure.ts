@@ -1,4 +1,5 @@
 import { Bench } from 'tinybench';
+import { median } from '@kernelkit/core';
 import type { Stats } from './types.js';
 
 export interface Measured {
@@ -6,11 +7,6 @@ export interface Measured {
   readonly kernelMedianMs?: number;
 }
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /**
  * Times `fn` with tinybench, scaling the budget to one run's cost `estMs`: cheap tasks get many

@@ -26,6 +26,6 @@ export {
   isDetachedBuffer,
 } from './guards.js';
 export type { TypedArray } from './guards.js';
-export { now, makeTiming } from './timing.js';
+export { now, makeTiming, median } from './timing.js';
 export type { Timing } from './timing.js';
 export { readEnumEnv } from './env.js';

@@ -18,3 +18,11 @@ export function makeTiming(parts: { totalMs: number; kernelMs?: number | undefin
   if (parts.readbackMs !== undefined) t.readbackMs = parts.readbackMs;
   return t;
 }
+
+/** Median of `xs` (the mean of the two middle values for an even count); NaN when empty. */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}

@@ -9,6 +9,7 @@ import {
   InvalidArgumentError,
   KernelkitError,
   makeTiming,
+  median,
   readEnumEnv,
   throwIfAborted,
 } from '../src/index.js';
@@ -80,6 +81,13 @@ describe('env and timing', () => {
     expect(readEnumEnv('KERNELKIT_BACKEND', ['cpu', 'webgpu'], { KERNELKIT_BACKEND: ' CPU ' })).toBe('cpu');
     expect(readEnumEnv('KERNELKIT_BACKEND', ['cpu'], {})).toBeUndefined();
     expect(() => readEnumEnv('KERNELKIT_BACKEND', ['cpu'], { KERNELKIT_BACKEND: 'cuda' })).toThrow(/KERNELKIT_BACKEND: environment variable must be one of cpu, got "cuda"/);
+  });
+  it('median of odd and even counts, unsorted input untouched, NaN when empty', () => {
+    const xs = [5, 1, 3];
+    expect(median(xs)).toBe(3);
+    expect(xs).toEqual([5, 1, 3]);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNaN();
   });
   it('makeTiming keeps only defined parts', () => {
     expect(makeTiming({ totalMs: 5, kernelMs: undefined, uploadMs: 1 })).toEqual({ totalMs: 5, uploadMs: 1 });

@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { median } from '@kernelkit/core';
 import { PROBE_NAMES, PROBE_WORK, type ProbeName } from './ceiling-probes.js';
 
 function usage(msg: string): never {
@@ -68,11 +69,6 @@ async function once(probe: ProbeName, threads: number): Promise<number[]> {
   }
 }
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 interface Cell {
   readonly threads: number;

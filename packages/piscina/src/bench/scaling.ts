@@ -34,6 +34,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { median } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
 import {
   compareGridPoints,
@@ -116,10 +117,6 @@ const QUICK = argv.quick;
 
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
 const fmtMs = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const T0 = performance.now();
 const remainingMs = (): number => T0 + BUDGET_MS - performance.now();
 const elapsed = (): string => `${((performance.now() - T0) / 1000).toFixed(0)} s`;

@@ -8,6 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { median } from '@kernelkit/core';
 import { CONV_LAYER_WORKLOADS, makeConvLayerArgs, type Backend } from '@kernelkit/ops';
 import { createWebGpuBackend } from '../index.js';
 import type { AdapterKind } from '../runtime/adapter.js';
@@ -33,7 +34,6 @@ const reps = Number(argv.reps);
 if (!Number.isInteger(reps) || reps < 1) fail(`--reps: expected a positive integer, got ${argv.reps}`);
 if (!['any', 'software', 'hardware'].includes(argv.adapter)) fail(`--adapter: expected any, software or hardware, got ${argv.adapter}`);
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const layers = CONV_LAYER_WORKLOADS.seed.filter((w) => w.batch === 100).map((w) => ({ ...w, batch, label: w.label.replace('B=100', `B=${batch}`) }));
 
 interface Row {

@@ -1,4 +1,4 @@
-import { assertFunction, assertInteger, assertObject, describeValue, InvalidArgumentError } from '@kernelkit/core';
+import { assertFunction, assertInteger, assertObject, describeValue, InvalidArgumentError, median } from '@kernelkit/core';
 import type { GpuDevice } from '../runtime/device.js';
 import { readTuningCache, writeTuningCache, type TuneRecord } from './cache-file.js';
 
@@ -28,11 +28,6 @@ export interface TunerOptions {
 
 export const DEFAULT_TUNE_RUNS = 3;
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 // Names identify configs in the cache file, so a record whose config no longer matches the
 // code's candidate of that name (the candidate set changed) is stale and re-swept.
