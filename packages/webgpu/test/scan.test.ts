@@ -65,10 +65,21 @@ describe('vectorised decoupled scan kernel', () => {
     });
   }
 
+  // Workgroups of 128 and 512 invocations, tiles by ticket and by workgroup id (the H100 defaults' shapes).
+  for (const [wg, ticket] of [
+    [128, true],
+    [512, false],
+  ] as const) {
+    it(`software subgroups of 32, ${wg} invocations, tiles by ${ticket ? 'ticket' : 'workgroup id'}`, async () => {
+      await expectConfigConforms({ vecs: 4, wg, subgroups: 32, window: 32, spin: 1024, ticket }, around(tileElements({ vecs: 4, wg })));
+    });
+  }
+
   it('native subgroups, when this adapter has them', async () => {
     const { gpu } = await device();
     if (!gpu.subgroups) return; // llvmpipe has none; a hardware adapter runs the sweep
     for (const vecs of [1, 4]) await expectConfigConforms({ vecs, subgroups: 'native', window: 32, spin: 1024 }, around(tileElements({ vecs })));
+    await expectConfigConforms(decoupledConfig(gpu, 'subgroups'), around(tileElements(decoupledConfig(gpu, 'subgroups'))));
   });
 
   it('look-back windows of 1 and 3 predecessors with every prefix rebuilt by the fallback (nothing published)', async () => {

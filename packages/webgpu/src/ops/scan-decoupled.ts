@@ -7,18 +7,21 @@ export type { DecoupledConfig } from './scan-decoupled.wgsl.js';
 export { decoupledVecScan, tileElements } from './scan-decoupled.wgsl.js';
 
 /**
- * The two forms the backend offers. 'wg': in-subgroup scans in workgroup memory over software
- * subgroups of 32 (what Dawn reports on NVIDIA), the default (variant decoupled), faster than the
- * subgroup form on the H100. 'subgroups': WGSL subgroup builtins when the device has the
- * 'subgroups' feature (variant decoupled-subgroups), else the 'wg' form.
- *
- * Tile: 256 invocations × 4 vec4 = 4096 elements (16 KiB in, 16 KiB out): on the H100 2 vec4
- * was slower and 8 no faster. Window 32: one look-back step sees 32 predecessors (8 measured
- * the same). Spin 1024 steps (each a few L2 round trips) before the fallback: far longer than a
- * running predecessor needs, so the fallback only runs for one that is not making progress.
+ * The two forms the backend offers, each the fastest of its kind in a steady-state sweep on the
+ * H100 (400M f32 resident, benchmarks/results/webgpu-steady-h100-*; copy ceiling 2713 GB/s):
+ * - 'wg' (variant decoupled): in-subgroup scans in workgroup memory over software subgroups of
+ *   32 (what Dawn reports on NVIDIA), 256 invocations × 4 vec4 (tile 4096), tiles by ticket:
+ *   2028–2038 GB/s. 2 or 8 vec4, 128 invocations and workgroup-id tiles were 2–16 % slower.
+ * - 'subgroups' (variant decoupled-subgroups): WGSL subgroup builtins, 512 invocations × 4 vec4
+ *   (tile 8192), tiles by workgroup id: 2120 GB/s. With 256 invocations and tickets (the earlier
+ *   default) 1788. Without the 'subgroups' feature, the 'wg' form.
+ * Window 32: one look-back step sees 32 predecessors (8 measured the same). Spin 1024 steps (each
+ * a few L2 round trips) before the fallback: far longer than a running predecessor needs, so the
+ * fallback only runs for one that is not making progress.
  */
 export function decoupledConfig(gpu: Pick<GpuDevice, 'subgroups'>, form: 'wg' | 'subgroups'): DecoupledConfig {
-  return { vecs: 4, window: 32, spin: 1024, subgroups: form === 'subgroups' && gpu.subgroups ? 'native' : 32 };
+  if (form === 'subgroups' && gpu.subgroups) return { vecs: 4, wg: 512, window: 32, spin: 1024, subgroups: 'native', ticket: false };
+  return { vecs: 4, window: 32, spin: 1024, subgroups: 32 };
 }
 
 /** Storage sizes: vec4 bindings need the buffer padded to 16 bytes. */

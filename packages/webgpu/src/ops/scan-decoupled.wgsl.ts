@@ -10,12 +10,14 @@ export const DECOUPLED_WG = 256;
  * - `'native'`: WGSL subgroup builtins (`enable subgroups;`), any subgroup size the device picks;
  * - a number `S`: a software subgroup of `S` consecutive invocations whose scans run in
  *   workgroup memory (Hillis–Steele). The form for adapters without subgroups, the one the
- *   software adapter tests (S = 4…128 mirrors the sizes real subgroups have), and the backend's
- *   default: with S = 32 it was faster than the native form on the H100 (scan-decoupled.ts).
+ *   software adapter tests (S = 4…128 mirrors the sizes real subgroups have), and variant
+ *   `decoupled` (S = 32; the configurations and their H100 numbers are in scan-decoupled.ts).
  */
 export interface DecoupledConfig {
-  /** vec4 loads per invocation; a tile is 256 · 4 · vecs elements. */
+  /** vec4 loads per invocation; a tile is wg · 4 · vecs elements. */
   readonly vecs: number;
+  /** Invocations per workgroup; default DECOUPLED_WG (256). A power of two ≥ the software subgroup size. */
+  readonly wg?: number;
   readonly subgroups: 'native' | number;
   /** Predecessor tiles inspected per look-back step (one invocation each). */
   readonly window: number;
@@ -37,7 +39,7 @@ export interface DecoupledConfig {
   readonly publish?: 'all' | 'none' | 'aggregates';
 }
 
-export const tileElements = (cfg: Pick<DecoupledConfig, 'vecs'>): number => DECOUPLED_WG * 4 * cfg.vecs;
+export const tileElements = (cfg: Pick<DecoupledConfig, 'vecs' | 'wg'>): number => (cfg.wg ?? DECOUPLED_WG) * 4 * cfg.vecs;
 
 /** Per-row code: `rows(V, r => ...)` repeats a snippet with the literal row index (no private-array indexing on the hot path). */
 const rows = (v: number, f: (r: number) => string): string => Array.from({ length: v }, (_, r) => f(r)).join('\n  ');
@@ -82,7 +84,7 @@ export function decoupledVecScan(t: WgslScalar, cfg: DecoupledConfig): Program {
       : publish === 'aggregates'
         ? `if (flag == 2u && tile != 0u) { return; } // fault injection for tests\n  ${store}`
         : store;
-  const WG = DECOUPLED_WG;
+  const WG = cfg.wg ?? DECOUPLED_WG;
 
   // Subgroup identity: k = rank of this subgroup's segment, slot = its first invocation position,
   // rank = lane position inside the segment, cnt = lanes in the subgroup.
@@ -275,7 +277,7 @@ fn tileSum(tile: u32, li: u32) -> ${t} {
   const form = native ? 'sg' : `emu${ES}`;
   return {
     name: `scan-decoupled-vec-${form}`,
-    cacheKey: `scan-decoupled-vec-${t}-v${V}-${form}-w${W}-s${spin}${ticket ? '' : '-wgid'}${publish === 'all' ? '' : `-publish-${publish}`}`,
+    cacheKey: `scan-decoupled-vec-${t}-wg${WG}-v${V}-${form}-w${W}-s${spin}${ticket ? '' : '-wgid'}${publish === 'all' ? '' : `-publish-${publish}`}`,
     workgroupSize: [WG, 1, 1],
     wgsl,
   };
