@@ -197,7 +197,7 @@ describe('webgpu DeviceArray chaining (software adapter)', () => {
     const args = convLayerCase([2, 4, 40, 40, 16, 7], 21, { bias: true, relu: true });
     const first = await b.convLayer(args, { variant: 'auto' });
     expect(verifyResult('convLayer', args, first.data)).toBeUndefined();
-    expect(first.notes?.[0]).toMatch(/^auto: (direct|tiled|gemm, (4|8|16) maps per thread) \(tuned now: swept 5 candidates in \d+ ms, wall clock on 1 of 2 images, for convLayer k=7 c=4 m=16/);
+    expect(first.notes?.[0]).toMatch(/^auto: (direct|tiled|gemm, (4|8|16) maps( × [24] pixels)? per thread) \(tuned now: swept 11 candidates in \d+ ms, wall clock on 1 of 2 images, for convLayer k=7 c=4 m=16/);
     const h = (await b.convLayer(args, { variant: 'auto', output: 'device' })).data;
     const second = await b.convLayer({ ...args, input: new Float32Array(args.input.length).fill(0.5) }, { variant: 'auto' });
     expect(second.notes?.[0]).toMatch(/\(tuned earlier; cached in memory for convLayer k=7/);

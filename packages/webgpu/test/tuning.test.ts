@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@kernelkit/core';
-import { validateConv2d, verifyResult, type Conv2dArgs, type OpContext } from '@kernelkit/ops';
-import { conv2dCase } from '@kernelkit/ops/testing';
+import { validateConv2d, validateConvLayer, verifyResult, type Conv2dArgs, type OpContext } from '@kernelkit/ops';
+import { conv2dCase, convLayerCase } from '@kernelkit/ops/testing';
 import { createWebGpuBackend } from '../src/index.js';
 import {
   autoNote,
@@ -17,6 +17,7 @@ import {
   sweepSlice,
   type Conv2dLimits,
 } from '../src/ops/conv2d.js';
+import { convLayerCandidates, runConvLayerConfig } from '../src/ops/conv-layer.js';
 import { COARSENED_CONFIG, conv2dTileBytes, TILED_CONFIG } from '../src/ops/conv2d.wgsl.js';
 import { openAdapter } from '../src/runtime/adapter.js';
 import { GpuDevice } from '../src/runtime/device.js';
@@ -285,6 +286,29 @@ describe('every candidate config on the software adapter', () => {
         for (const c of fitting) {
           const msg = verifyResult('conv2d', args, await runConv2dConfig(gpu, p, c.config));
           if (msg !== undefined) expect.fail(`${c.name}, ${b}×${h}×${w}, k=${k}: ${msg}`);
+        }
+      }
+    });
+  }
+
+  // convLayer: ragged widths for the pixel tiles (ow % px ≠ 0), maps that fill no tile (5, 16
+  // with mt 8 and 16), more channels than one pass of workgroup weights holds (k=7, mt=16: 5),
+  // bias and ReLU, batch > 1.
+  const LAYERS: readonly (readonly [number, number, number, number, number, number])[] = [
+    [3, 1, 12, 13, 4, 3],
+    [2, 6, 17, 19, 16, 7],
+    [2, 3, 9, 11, 5, 5],
+  ];
+  for (const shape of LAYERS) {
+    it(`convLayer ${shape.join('×')}: every candidate matches the reference`, async () => {
+      for (const extras of [{}, { bias: true, relu: true }]) {
+        const args = convLayerCase(shape, 7 + shape[5], extras);
+        const p = validateConvLayer(args);
+        const candidates = convLayerCandidates(gpu, p);
+        expect(candidates.filter((c) => c.config.kernel === 'gemm' && (c.config.pixelsPerThread ?? 1) > 1).length).toBeGreaterThan(0);
+        for (const c of candidates) {
+          const msg = verifyResult('convLayer', args, await runConvLayerConfig(gpu, p, c.config));
+          if (msg !== undefined) expect.fail(`${c.name}, ${shape.join('×')} ${JSON.stringify(extras)}: ${msg}`);
         }
       }
     });

@@ -117,3 +117,76 @@ var<workgroup> ws: array<f32, ${GEMM_KC * mt}>;
 }`;
   return { name: 'conv-layer-gemm', cacheKey: `conv-layer-gemm-k${k}-mt${mt}`, workgroupSize: [256, 1, 1], wgsl };
 }
+
+/** Pixel register tiles of the gemm kernel: outputs per thread along x. */
+export type GemmPixels = 1 | 2 | 4;
+
+/** Weights held in workgroup memory per pass of the channel loop: about 16 KiB of vec4s. */
+export const gemmChannelsPerPass = (k: number, mt: number): number => Math.max(1, Math.floor(4096 / (k * k * mt)));
+
+/**
+ * Implicit GEMM with joint register tiling: each thread computes PX consecutive outputs of one
+ * row for MT maps (PX·MT accumulators), so one input row window of PX+K−1 values loaded from
+ * global memory feeds K·PX·MT multiply-adds, and each vec4 of weights read from workgroup memory
+ * (broadcast: every thread reads the same one) feeds 4·PX. The kernel with PX = 1 (above) loads
+ * K² inputs and K²·MT weights per pixel for K²·MT multiply-adds; this form cuts both by about PX.
+ * The workgroup keeps the weights of CC channels for its MT maps ([c][tap][map/4] as vec4s).
+ * The tap loops are unrolled here (K and PX are baked in) so the accumulators stay in registers.
+ */
+export function convLayerGemmPx(k: number, mt: number, px: GemmPixels): Program {
+  const M4 = mt / 4;
+  const CC = gemmChannelsPerPass(k, mt);
+  const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+  const acc = (x: number, m4: number): string => `a${x}_${m4}`;
+  const decls = range(px).flatMap((x) => range(M4).map((m4) => `var ${acc(x, m4)} = vec4<f32>();`));
+  // A row window past the row's end (ragged last group) is clamped: those values only feed outputs that are not stored.
+  const loads = range(px + k - 1).map((j) => `let x${j} = inp[rb + min(ox0 + ${j}u, p.w - 1u)];`);
+  const fmas = range(k).flatMap((q) => range(M4).map((m4) => `{ let w = ws[(wr + ${q}u) * ${M4}u + ${m4}u]; ${range(px).map((x) => `${acc(x, m4)} += w * x${x + q};`).join(' ')} }`));
+  const stores = range(M4).flatMap((m4) =>
+    range(4).flatMap((e) =>
+      range(px).map(
+        (x) => `if (m0 + ${m4 * 4 + e}u < p.m && ox0 + ${x}u < p.ow) { let m = m0 + ${m4 * 4 + e}u; outp[((b * p.m + m) * p.oh + oy) * p.ow + ox0 + ${x}u] = finish(${acc(x, m4)}[${e}], m); }`,
+      ),
+    ),
+  );
+  const wgsl = `${HEADER}
+${STORAGE_W}
+const K: u32 = ${k}u; const MT: u32 = ${mt}u; const M4: u32 = ${M4}u; const PX: u32 = ${px}u; const CC: u32 = ${CC}u;
+var<workgroup> ws: array<vec4<f32>, ${CC * k * k * M4}>;
+@compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
+  let gx = (p.ow + PX - 1u) / PX;
+  let ng = p.n * p.oh * gx;
+  let gi = (wid.x + wid.z * nwg.x) * 256u + li;
+  let live = gi < ng;
+  let q = min(gi, ng - 1u);
+  let b = q / (p.oh * gx); let r = q % (p.oh * gx);
+  let oy = r / gx; let ox0 = (r % gx) * PX;
+  let m0 = wid.y * MT;
+  ${decls.join('\n  ')}
+  for (var c0 = 0u; c0 < p.c; c0 += CC) {
+    workgroupBarrier();
+    for (var t = li; t < CC * K * K * M4; t += 256u) {
+      let m4 = t % M4; let rest = t / M4; let tap = rest % (K * K); let c = c0 + rest / (K * K);
+      var v = vec4<f32>();
+      for (var e = 0u; e < 4u; e++) {
+        let m = m0 + m4 * 4u + e;
+        if (c < p.c && m < p.m) { v[e] = wv((m * p.c + c) * K * K + tap); }
+      }
+      ws[t] = v;
+    }
+    workgroupBarrier();
+    let cend = min(CC, p.c - c0);
+    for (var cl = 0u; cl < cend; cl++) {
+      for (var pp = 0u; pp < K; pp++) {
+        let rb = ((b * p.c + c0 + cl) * p.h + oy + pp) * p.w;
+        let wr = (cl * K + pp) * K;
+        ${loads.join('\n        ')}
+        ${fmas.join('\n        ')}
+      }
+    }
+  }
+  if (!live) { return; }
+  ${stores.join('\n  ')}
+}`;
+  return { name: 'conv-layer-gemm-px', cacheKey: `conv-layer-gemm-k${k}-mt${mt}-px${px}`, workgroupSize: [256, 1, 1], wgsl };
+}
