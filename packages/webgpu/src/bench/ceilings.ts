@@ -12,28 +12,12 @@ import { packParams } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
 import { grid1d } from '../runtime/usage.js';
 import { createWebGpuBackend } from '../index.js';
+import { copyProgram } from './programs.js';
 
 const argv = process.argv.slice(2);
 const flagArg = argv.includes('--flags') ? argv[argv.indexOf('--flags') + 1] : undefined;
 const flags = flagArg ? flagArg.split(' ') : [];
 const median = (xs: number[]): number => (xs.length === 0 ? Number.NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
-
-const copy = (vec: boolean, wg: number): Program => {
-  const t = vec ? 'vec4f' : 'f32';
-  return {
-    name: `copy-${t}-${wg}`,
-    cacheKey: `copy-${t}-${wg}`,
-    workgroupSize: [wg, 1, 1],
-    wgsl: `struct P { n: u32, a: u32, b: u32, c: u32 }
-@group(0) @binding(0) var<storage, read> src: array<${t}>;
-@group(0) @binding(1) var<storage, read_write> dst: array<${t}>;
-@group(0) @binding(2) var<uniform> p: P;
-@compute @workgroup_size(${wg}) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
-  let i = (wid.x + wid.y * nwg.x) * ${wg}u + li;
-  if (i < p.n) { dst[i] = src[i]; }
-}`,
-  };
-};
 
 // 8 independent FMA chains × ITER per thread: compute-bound, result stored so it is not dead code.
 const fma: Program = {
@@ -79,7 +63,7 @@ async function micro(): Promise<void> {
   const b = gpu.storage(bytes);
   for (const [vec, wg] of [[false, 256], [true, 256], [false, 1024], [true, 64]] as const) {
     const n = bytes / (vec ? 16 : 4);
-    const pipe = gpu.pipeline(copy(vec, wg));
+    const pipe = gpu.pipeline(copyProgram(vec, wg));
     const params = gpu.uniform(packParams([['u32', n], ['u32', 0], ['u32', 0], ['u32', 0]]));
     const d: Dispatch = { pipeline: pipe, bindGroup: gpu.bind(pipe, [a, b, params]), workgroups: grid1d(Math.ceil(n / wg)) };
     const one = await timed(gpu, [d]);
@@ -89,7 +73,7 @@ async function micro(): Promise<void> {
   // A small copy (16 MiB): per-pass fixed cost shows up here.
   {
     const n = (16 << 20) / 4;
-    const pipe = gpu.pipeline(copy(false, 256));
+    const pipe = gpu.pipeline(copyProgram(false, 256));
     const params = gpu.uniform(packParams([['u32', n], ['u32', 0], ['u32', 0], ['u32', 0]]));
     const d: Dispatch = { pipeline: pipe, bindGroup: gpu.bind(pipe, [a, b, params]), workgroups: grid1d(Math.ceil(n / 256)) };
     const one = await timed(gpu, [d]);
@@ -116,7 +100,7 @@ async function micro(): Promise<void> {
  */
 async function ramp(gpu: GpuDevice, a: GPUBuffer, b: GPUBuffer, bytes: number): Promise<void> {
   const n = bytes / 16;
-  const pipe = gpu.pipeline(copy(true, 256));
+  const pipe = gpu.pipeline(copyProgram(true, 256));
   const params = gpu.uniform(packParams([['u32', n], ['u32', 0], ['u32', 0], ['u32', 0]]));
   const d: Dispatch = { pipeline: pipe, bindGroup: gpu.bind(pipe, [a, b, params]), workgroups: grid1d(Math.ceil(n / 256)) };
   for (const ms of [0, 2, 10, 25, 60]) {
