@@ -2,6 +2,11 @@ import type { OpName } from '@kernelkit/ops';
 import { withSpeedups } from './ladder.js';
 import type { BackendStart, BenchReport, Row } from './types.js';
 
+const STOPPED = / ?Parts stopped before their end \(([^)]*)\): (.+?)\.(?= |$)/g;
+
+/** The stopped parts a report already carries: its field, or (reports merged before the field existed) its note. */
+const stoppedOf = (r: BenchReport): string[] => [...(r.stoppedParts ?? [...r.checkPolicy.matchAll(STOPPED)].flatMap((m) => m[2]!.split(', ')))];
+
 const rowKey = (r: Row): string => `${r.op}\u0000${r.caseId}\u0000${r.backend}\u0000${r.variant}`;
 
 /**
@@ -30,7 +35,7 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
     for (const b of report.backends) if (b.status === 'ok' || !backends.has(b.backend)) backends.set(b.backend, b);
     Object.assign(baseline, report.sequentialBaseline ?? {});
   }
-  const partial = parts.filter((p) => p.report.partial !== undefined).map((p) => p.name);
+  const partial = [...new Set(parts.flatMap((p) => [...stoppedOf(p.report), ...(p.report.partial !== undefined ? [p.name] : [])]))];
   const stripped = [...rows.values()].map((r) => {
     if (r.status !== 'ok') return r;
     const { speedupVsSequential: _s, speedupVsPrevious: _p, ...rest } = r;
@@ -44,8 +49,11 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
     backends: [...backends.values()],
     rows: withSpeedups(stripped, baseline),
     wallMs: parts.reduce((s, p) => s + p.report.wallMs, 0),
-    checkPolicy: first.report.checkPolicy + (partial.length ? ` Parts stopped before their end (their remaining rows are missing): ${partial.join(', ')}.` : ''),
+    checkPolicy:
+      first.report.checkPolicy.replace(STOPPED, '') +
+      (partial.length ? ` Parts stopped before their end (a row they did not reach is here only if another part measured it): ${partial.join(', ')}.` : ''),
     sequentialBaseline: baseline,
     mergedFrom: parts.map((p) => p.name),
+    ...(partial.length ? { stoppedParts: partial } : {}),
   };
 }

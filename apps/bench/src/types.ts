@@ -92,4 +92,6 @@ export interface BenchReport {
   readonly partial?: { readonly rowsDone: number; /** backend × workload-case pairs (each has one row per variant) */ readonly pairsPlanned: number };
   /** Set by `report.js merge`: the part files this report was merged from. */
   readonly mergedFrom?: readonly string[];
+  /** Set by `report.js merge`: the parts (here or in a report merged earlier) that stopped before their end. */
+  readonly stoppedParts?: readonly string[];
 }

@@ -63,5 +63,13 @@ describe('partial reports and merging', () => {
     const a = await runBench(base, { loaders });
     const m = mergeReports([{ name: 'cut.json', report: { ...a, partial: { rowsDone: 1, pairsPlanned: 9 } } }]);
     expect(m.checkPolicy).toMatch(/stopped before their end.*cut\.json/);
+    expect(m.stoppedParts).toEqual(['cut.json']);
+    // Merging the merged report again keeps the list once, in the note and in the field.
+    const again = mergeReports([{ name: 'merged.json', report: m }, { name: 'late.json', report: { ...a, partial: { rowsDone: 2, pairsPlanned: 9 } } }]);
+    expect(again.stoppedParts).toEqual(['cut.json', 'late.json']);
+    expect(again.checkPolicy.match(/stopped before their end/g)).toHaveLength(1);
+    // A report merged before the field existed carries the list in its note only.
+    const { stoppedParts: _s, ...old } = m;
+    expect(mergeReports([{ name: 'old.json', report: old }]).stoppedParts).toEqual(['cut.json']);
   });
 });
