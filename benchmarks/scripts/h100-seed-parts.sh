@@ -6,12 +6,18 @@
 #   a: convLayer (+ the convLayer chunk-overlap bench)
 #   b: conv2d, stencil3d, scan, gridSearch (+ the streaming-scan bench)
 #   f: Fashion-MNIST on every backend and variant + the WebGPU reliability script
+#   g: gpu.js conv2d, stencil3d and scan (with the CPU rows they are checked against) + the
+#      WebGPU steady-state sweep of the scan kernels (packages/webgpu/dist/bench/steady.js)
+#   i: WebGPU steady-state kernel times (scan defaults, every convLayer candidate), grid search
+#      on cpu, gpu.js and Piscina, WebGPU scan rows
+#   j: WebGPU steady-state kernel times again (files), convLayer on cpu, gpu.js and WebGPU
 set -u
-part=${1:?part a|b|c|f}
-bench() { # $1 = ops, $2 = seconds
-  timeout "$2" node apps/bench/dist/cli.js --workload seed --op "$1" --no-progress \
-    --json "$OUT/bench-$part.json" --md "$OUT/bench-$part.md" > "$OUT/bench-$part.out" 2> "$OUT/bench-$part.log"
-  echo "bench $part ($1) rc=$?"; tail -c 6000 "$OUT/bench-$part.log"
+part=${1:?part a|b|f|g|i|j}
+bench() { # $1 = ops, $2 = seconds, then extra bench arguments; $name (default: the part) names the files
+  local ops=$1 secs=$2 n=${name:-$part}; shift 2
+  timeout "$secs" node apps/bench/dist/cli.js --workload seed --op "$ops" --no-progress "$@" \
+    --json "$OUT/bench-$n.json" --md "$OUT/bench-$n.md" > "$OUT/bench-$n.out" 2> "$OUT/bench-$n.log"
+  echo "bench $n ($ops $*) rc=$?"; tail -c 4000 "$OUT/bench-$n.log"
 }
 case $part in
   a) bench convLayer 470
@@ -28,5 +34,12 @@ case $part in
      node apps/fashion-mnist/dist/table.js "$fmo" --title "Fashion-MNIST CNN on the H100 host" > "$OUT/fashion-mnist.md"; tail -25 "$OUT/fashion-mnist.md"
      tar -C "$OUT" -cf "$OUT/fm.tar" fm && rm -r "$fmo"
      timeout 90 node packages/webgpu/dist/bench/reliability.js --out "$OUT/reliability.json" --cycles 200 > "$OUT/reliability.log" 2>&1; echo "reliability rc=$?"; tail -20 "$OUT/reliability.log" ;;
+  g) timeout 260 node packages/webgpu/dist/bench/steady.js --sweep --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -70
+     bench conv2d,stencil3d,scan 300 --backend cpu,gpujs ;;
+  i) timeout 150 node packages/webgpu/dist/bench/steady.js --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -40
+     name=i-grid bench gridSearch 220 --backend cpu,gpujs,piscina
+     name=i-scan bench scan 150 --backend webgpu ;;
+  j) timeout 100 node packages/webgpu/dist/bench/steady.js --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -30
+     bench convLayer 470 --backend cpu,gpujs,webgpu ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac
