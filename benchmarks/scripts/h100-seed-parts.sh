@@ -11,8 +11,9 @@
 #   i: WebGPU steady-state kernel times (scan defaults, every convLayer candidate), grid search
 #      on cpu, gpu.js and Piscina, WebGPU scan rows
 #   j: WebGPU steady-state kernel times again (files), convLayer on cpu, gpu.js and WebGPU
+#   m: Fashion-MNIST runs that include WebGPU, again (the committed CPU, Piscina, gpu.js 10 000 runs kept)
 set -u
-part=${1:?part a|b|f|g|i|j}
+part=${1:?part a|b|f|g|i|j|m}
 bench() { # $1 = ops, $2 = seconds, then extra bench arguments; $name (default: the part) names the files
   local ops=$1 secs=$2 n=${name:-$part}; shift 2
   timeout "$secs" node apps/bench/dist/cli.js --workload seed --op "$ops" --no-progress "$@" \
@@ -24,6 +25,17 @@ case $part in
      timeout 100 node packages/webgpu/dist/bench/conv-layer-chunks.js --batch 10000 --chunks 1000,2500 --reps 3 --adapter hardware --out "$OUT/conv-layer-chunks.json" 2>&1 | grep -v Warning | tail -14; echo "chunks rc=$?" ;;
   b) bench conv2d,stencil3d,scan,gridSearch 520
      timeout 60 node packages/webgpu/dist/bench/scan-stream.js --total 400000000 --chunk 50000000 --dtype f32 --reps 3 --adapter hardware --out "$OUT/scan-stream.json" 2>&1 | tail -12; echo "scan-stream rc=$?" ;;
+  m) # Fashion-MNIST again for the runs with WebGPU in them (after a convLayer kernel change): the
+     # committed cpu/piscina/gpujs 10 000-image runs are kept, the rest re-measured, the table rebuilt.
+     fmo="$OUT/fm"; mkdir -p "$fmo"; fm=apps/fashion-mnist/dist/cli.js
+     cp benchmarks/results/fashion-mnist-h100-2026-11-22/fm-10000-{cpu,gpujs,piscina}.json "$fmo/"
+     for b in 100 1000; do timeout 120 node $fm --batch $b --compare --json > "$fmo/fm-$b-compare.json" 2>> "$fmo/fm.err"; echo "fm $b compare rc=$?"; done
+     for b in 100 1000 10000; do for v in direct tiled gemm auto; do
+       [ "$b" != 10000 ] && [ "$v" = gemm ] && continue
+       timeout 60 node $fm --batch $b --backend webgpu --variant $v --json > "$fmo/fm-$b-webgpu-$v.json" 2>> "$fmo/fm.err"; echo "fm $b webgpu/$v rc=$?"
+     done; done
+     node apps/fashion-mnist/dist/table.js "$fmo" --title "Fashion-MNIST CNN on the H100 host" > "$OUT/fashion-mnist.md"; tail -25 "$OUT/fashion-mnist.md"
+     tar -C "$OUT" -cf "$OUT/fm.tar" fm && rm -r "$fmo" ;;
   f) fmo="$OUT/fm"; mkdir -p "$fmo"; fm=apps/fashion-mnist/dist/cli.js
      for b in 100 1000; do timeout 120 node $fm --batch $b --compare --json > "$fmo/fm-$b-compare.json" 2>> "$fmo/fm.err"; echo "fm $b compare rc=$?"; done
      for b in 100 1000 10000; do for v in direct tiled gemm auto; do
