@@ -103,3 +103,87 @@ fn cf(i: u32) -> f32 { return u.coef[i / 4u][i % 4u]; }
 }`;
   return { name: 'grid-optimized', cacheKey: `grid-optimized-${key(s)}`, workgroupSize: [256, 1, 1], wgsl };
 }
+
+/** Axes the pruned kernel walks depth-first per thread (the rest index threads). */
+export const PRUNED_DEPTH = 4;
+
+/**
+ * Pruned: a thread fixes every axis but the last `r` (prefix and middle index), then walks those
+ * `r` axes depth-first. Before descending it tests each constraint against interval bounds of
+ * the axes still free (`bnd`: per level and constraint, the f32 lower and upper bound of
+ * Σ c_ij·x_j over them, rounded outward on the host); a subtree none of whose points can meet a
+ * constraint is skipped whole. Leaves take the same screen test as the other kernels. Why the
+ * skip is safe (never drops a point the f64 search keeps) is in grid-search.ts (prunedBounds).
+ */
+export function gridPruned(s: GridShape, r: number): Program {
+  const m4 = Math.max(1, Math.ceil((s.m * s.d) / 4));
+  const mm = Math.max(1, s.m);
+  const p0 = s.d - r; // first walked axis
+  const midN = s.counts.slice(s.outer, p0).reduce((a, b) => a * b, 1);
+  const restW = s.counts.slice(p0).map((_, l) => s.counts.slice(p0 + l + 1).reduce((a, b) => a * b, 1));
+  const restN = s.counts.slice(p0).reduce((a, b) => a * b, 1);
+  const wgsl = `${COMMON(s, 3)}
+struct U { coef: array<vec4<f32>, ${m4}>, tgt: array<vec4<f32>, ${Math.ceil(mm / 4)}>, thr: array<vec4<f32>, ${Math.ceil(mm / 4)}> }
+@group(0) @binding(1) var<uniform> u: U;
+@group(0) @binding(2) var<storage, read> bnd: array<vec2<f32>>;
+fn cf(i: u32) -> f32 { return u.coef[i / 4u][i % 4u]; }
+fn tg(i: u32) -> f32 { return u.tgt[i / 4u][i % 4u]; }
+fn th(i: u32) -> f32 { return u.thr[i / 4u][i % 4u]; }
+const R: u32 = ${r}u; const P0: u32 = ${p0}u;
+const RESTW = ${arr(restW)};
+// Some point below level l (axes < P0 + l fixed, partial sums v) may meet every constraint.
+fn open(l: u32, i0: u32, v: f32) -> bool {
+  let b = bnd[l * M + i0];
+  return !(v + b.y - tg(i0) < -th(i0) || v + b.x - tg(i0) > th(i0));
+}
+@compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
+  let t = (wid.x + wid.y * nwg.x) * 256u + li;
+  if (t >= p.threads) { return; }
+  let pre = p.prefixStart + t / ${midN}u;
+  let mid = t % ${midN}u;
+  var x: array<f32, ${s.d}>;
+  var q = pre;
+  for (var j = i32(OUTER) - 1; j >= 0; j--) { x[j] = axes[OFF[j] + q % CNT[j]]; q = q / CNT[j]; }
+  q = mid;
+  for (var j = i32(P0) - 1; j >= i32(OUTER); j--) { x[j] = axes[OFF[j] + q % CNT[j]]; q = q / CNT[j]; }
+  // part[l·M + i]: constraint i summed over the axes fixed at level l.
+  var part: array<f32, ${mm * (r + 1)}>;
+  for (var i = 0u; i < M; i++) {
+    var acc = 0.0;
+    for (var j = 0u; j < P0; j++) { acc += cf(i * D + j) * x[j]; }
+    part[i] = acc;
+    if (!open(0u, i, acc)) { return; }
+  }
+  var idx: array<u32, ${r}>;
+  var l = 0u;
+  loop {
+    if (idx[l] >= CNT[P0 + l]) {
+      if (l == 0u) { break; }
+      l--;
+      idx[l]++;
+      continue;
+    }
+    let j = P0 + l;
+    let xv = axes[OFF[j] + idx[l]];
+    var ok = true;
+    for (var i = 0u; i < M; i++) {
+      let v = part[l * M + i] + cf(i * D + j) * xv;
+      part[(l + 1u) * M + i] = v;
+      if (l + 1u == R) { ok = !(abs(v - tg(i)) > th(i)); } else { ok = open(l + 1u, i, v); }
+      if (!ok) { break; }
+    }
+    if (ok && l + 1u == R) {
+      var rest = 0u;
+      for (var k = 0u; k < R; k++) { rest += idx[k] * RESTW[k]; }
+      emit(pre, mid * ${restN}u + rest);
+    }
+    if (ok && l + 1u < R) {
+      l++;
+      idx[l] = 0u;
+    } else {
+      idx[l]++;
+    }
+  }
+}`;
+  return { name: 'grid-pruned', cacheKey: `grid-pruned-r${r}-${key(s)}`, workgroupSize: [256, 1, 1], wgsl };
+}
