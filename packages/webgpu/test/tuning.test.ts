@@ -92,6 +92,16 @@ describe('Tuner (fake candidates and timings, no GPU)', () => {
     expect((await tuner.pick('k', renamed, changed.time)).source).toBe('sweep');
   });
 
+  it('re-sweeps when a candidate was added since the remembered sweep, even if the winner is unchanged', async () => {
+    const tuner = new Tuner('fake-adapter');
+    await tuner.pick('k', fakes.slice(0, 3), scripted(SCRIPT).time); // cfg-b wins among a, b, c
+    expect((await tuner.pick('k', fakes.slice(0, 3), scripted({}).time)).source).toBe('memory');
+    const added = scripted({ a: [2, 2, 2], b: [1, 1, 1], c: [3, 3, 3], d: [0.5, 0.5, 0.5] });
+    const choice = await tuner.pick('k', fakes, added.time);
+    expect(choice.source).toBe('sweep');
+    expect(choice.candidate.name).toBe('cfg-d');
+  });
+
   it('runs one sweep for concurrent picks of the same key', async () => {
     const tuner = new Tuner('fake-adapter');
     const { time, calls } = scripted(SCRIPT);

@@ -33,6 +33,13 @@ export const DEFAULT_TUNE_RUNS = 3;
 // code's candidate of that name (the candidate set changed) is stale and re-swept.
 const sameConfig = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
+// A record swept over other candidates than the code offers now is stale too: a candidate added
+// later (a new kernel) was never timed against the remembered winner.
+const sameField = (record: TuneRecord, candidates: readonly TuneCandidate<unknown>[]): boolean => {
+  const timed = Object.keys(record.timings);
+  return timed.length === candidates.length && candidates.every((c) => Object.hasOwn(record.timings, c.name));
+};
+
 /**
  * Picks the fastest of a few candidate configs per key (op + shape class) by timing each on the
  * device, and remembers the winner in memory and, with `cachePath`, in a JSON file shared by
@@ -101,6 +108,7 @@ export class Tuner {
   private lookup<C>(key: string, candidates: readonly TuneCandidate<C>[]): { candidate: TuneCandidate<C>; source: 'memory' | 'disk' } | undefined {
     const entry = this.records.get(key);
     if (entry === undefined) return undefined;
+    if (!sameField(entry.record, candidates)) return undefined;
     const candidate = candidates.find((c) => c.name === entry.record.name && sameConfig(c.config, entry.record.config));
     return candidate === undefined ? undefined : { candidate, source: entry.source };
   }
