@@ -12,8 +12,9 @@
 #      on cpu, gpu.js and Piscina, WebGPU scan rows
 #   j: WebGPU steady-state kernel times again (files), convLayer on cpu, gpu.js and WebGPU
 #   m: Fashion-MNIST runs that include WebGPU, again (the committed CPU, Piscina, gpu.js 10 000 runs kept)
+#   o, p: every WebGPU row again (after a host-side change), convLayer with its CPU rows
 set -u
-part=${1:?part a|b|f|g|i|j|m}
+part=${1:?part a|b|f|g|i|j|m|o|p}
 bench() { # $1 = ops, $2 = seconds, then extra bench arguments; $name (default: the part) names the files
   local ops=$1 secs=$2 n=${name:-$part}; shift 2
   timeout "$secs" node apps/bench/dist/cli.js --workload seed --op "$ops" --no-progress "$@" \
@@ -25,6 +26,8 @@ case $part in
      timeout 100 node packages/webgpu/dist/bench/conv-layer-chunks.js --batch 10000 --chunks 1000,2500 --reps 3 --adapter hardware --out "$OUT/conv-layer-chunks.json" 2>&1 | grep -v Warning | tail -14; echo "chunks rc=$?" ;;
   b) bench conv2d,stencil3d,scan,gridSearch 520
      timeout 60 node packages/webgpu/dist/bench/scan-stream.js --total 400000000 --chunk 50000000 --dtype f32 --reps 3 --adapter hardware --out "$OUT/scan-stream.json" 2>&1 | tail -12; echo "scan-stream rc=$?" ;;
+  o) bench conv2d,stencil3d,scan,gridSearch 560 --backend webgpu ;;
+  p) bench convLayer 560 --backend cpu,webgpu ;;
   m) # Fashion-MNIST again for the runs with WebGPU in them (after a convLayer kernel change): the
      # committed cpu/piscina/gpujs 10 000-image runs are kept, the rest re-measured, the table rebuilt.
      fmo="$OUT/fm"; mkdir -p "$fmo"; fm=apps/fashion-mnist/dist/cli.js

@@ -12,3 +12,8 @@ export function itemsPerChunk(gpu: GpuDevice, bytesPerItem: number, what: string
 export function addMs(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined || b === undefined ? undefined : a + b;
 }
+
+/** The bytes of `count` elements of `a` from element `start`: where a readback copies straight to (ReadRegion.into). */
+export function bytesOf(a: ArrayBufferView & { readonly BYTES_PER_ELEMENT: number }, start: number, count: number): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset + start * a.BYTES_PER_ELEMENT, count * a.BYTES_PER_ELEMENT);
+}

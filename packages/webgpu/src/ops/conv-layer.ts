@@ -8,7 +8,7 @@ import { TimestampTimer } from '../runtime/timestamps.js';
 import { BUF, MAP_READ } from '../runtime/usage.js';
 import { log2Bucket } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
-import { addMs, itemsPerChunk } from './common.js';
+import { addMs, bytesOf, itemsPerChunk } from './common.js';
 import { convLayerDirect, convLayerGemm, convLayerGemmPx, convLayerTiled, type GemmPixels } from './conv-layer.wgsl.js';
 
 /** Everything of the problem but the input, which is a host array or a GPU buffer. */
@@ -180,11 +180,10 @@ async function single(l: LayerContext, src: Source, sink: Sink): Promise<LayerRu
   const output = gpu.storage(size);
   const uniform = gpu.uniform(params(p, p.batch, l.flags));
   const bindGroup = gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]);
-  const reads = typeof sink === 'object' ? [{ buffer: output, offset: 0, size }] : [];
+  const reads = typeof sink === 'object' ? [{ buffer: output, offset: 0, size, into: bytesOf(sink.host, 0, p.batch * outPer) }] : [];
   const r = await gpu.execute([{ pipeline: l.pipeline, bindGroup, workgroups: l.plan.workgroups(p, p.batch) }], reads, l.job.timing, l.job.warmUp);
   if ('host' in src) gpu.release(input);
   gpu.release(uniform);
-  if (typeof sink === 'object') sink.host.set(new Float32Array(r.data[0]!));
   if (sink === 'device') return { buffer: output, kernelMs: r.kernelMs, chunks: 1, overlapped: false };
   gpu.release(output);
   return { kernelMs: r.kernelMs, chunks: 1, overlapped: false };
@@ -209,9 +208,8 @@ async function sequential(l: LayerContext, src: Source, sink: Sink): Promise<Lay
       const output = gpu.storage(n * outPer * 4);
       const uniform = gpu.uniform(params(p, n, l.flags));
       const bindGroup = gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]);
-      const reads = typeof sink === 'object' ? [{ buffer: output, offset: 0, size: n * outPer * 4 }] : [];
+      const reads = typeof sink === 'object' ? [{ buffer: output, offset: 0, size: n * outPer * 4, into: bytesOf(sink.host, b0 * outPer, n * outPer) }] : [];
       const r = await gpu.execute([{ pipeline: l.pipeline, bindGroup, workgroups: l.plan.workgroups(p, n) }], reads, l.job.timing, l.job.warmUp && b0 === 0);
-      if (typeof sink === 'object') sink.host.set(new Float32Array(r.data[0]!), b0 * outPer);
       if (full !== undefined) copyBuffer(gpu, output, 0, full, b0 * outPer * 4, n * outPer * 4);
       kernelMs = addMs(kernelMs, r.kernelMs);
       gpu.release(input, output, uniform);

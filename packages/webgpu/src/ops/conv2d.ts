@@ -5,7 +5,7 @@ import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
 import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
-import { addMs, itemsPerChunk } from './common.js';
+import { addMs, bytesOf, itemsPerChunk } from './common.js';
 import { COARSENED_CONFIG, conv2dBlock, conv2dCoalesced, conv2dNaive, conv2dTileBytes, conv2dTiled, TILED_CONFIG, type Conv2dTileConfig } from './conv2d.wgsl.js';
 
 type Plan = { program: Program; uniformFilter: boolean; workgroups: (p: Pick<Conv2dProblem, 'width' | 'height'>, images: number) => [number, number, number]; note?: string };
@@ -126,8 +126,7 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, t
     const output = gpu.storage(n * img * 4);
     const params = gpu.uniform(packParams([['u32', p.width], ['u32', p.height], ['u32', n], ['u32', 0]]));
     const bindGroup = gpu.bind(pipeline, [input, filter, output, params]);
-    const r = await gpu.execute([{ pipeline, bindGroup, workgroups: plan.workgroups(p, n) }], [{ buffer: output, offset: 0, size: n * img * 4 }], timing);
-    out.set(new Float32Array(r.data[0]!), b0 * img);
+    const r = await gpu.execute([{ pipeline, bindGroup, workgroups: plan.workgroups(p, n) }], [{ buffer: output, offset: 0, size: n * img * 4, into: bytesOf(out, b0 * img, n * img) }], timing);
     kernelMs = addMs(kernelMs, r.kernelMs);
     gpu.release(input, output, params);
   }

@@ -3,7 +3,7 @@ import { allocScanOutput, type OpContext, type OpImplementation, type OpOutput, 
 import type { Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams } from '../runtime/params.js';
 import { BUF, grid1d } from '../runtime/usage.js';
-import { addMs } from './common.js';
+import { addMs, bytesOf } from './common.js';
 import { type DecoupledConfig, decoupledConfig, decoupledParams, decoupledVecScan, paddedBytes, stateBytes, tilesFor, uploadPadded } from './scan-decoupled.js';
 import { addOffsets, BLELLOCH_BLOCK, blellochBlocks, RTS_TILE, rtsReduce, rtsScan, type WgslScalar } from './scan.wgsl.js';
 
@@ -112,10 +112,8 @@ async function runScan(gpu: GpuDevice, p: ScanProblem, ctx: ScanRunContext, plan
       const dst = gpu.storage(paddedBytes(len));
       const dispatches = plan(gpu, t, len, src, dst, initBits(p, carry), !p.exclusive, temps);
       const lastIn = input[s + len - 1]!; // read before `out` (possibly the input itself) is overwritten
-      const r = await gpu.execute(dispatches, [{ buffer: dst, offset: 0, size: len * 4 }], ctx.timing);
-      const view = new (input.constructor as new (b: ArrayBuffer) => ScanArray)(r.data[0]!);
-      out.set(view, s);
-      carry = nextCarry(p, view[len - 1]!, lastIn);
+      const r = await gpu.execute(dispatches, [{ buffer: dst, offset: 0, size: len * 4, into: bytesOf(out, s, len) }], ctx.timing);
+      carry = nextCarry(p, out[s + len - 1]!, lastIn);
       kernelMs = addMs(kernelMs, r.kernelMs);
       gpu.release(src, dst);
       // The look-back state buffers are not pooled (they must start zeroed): destroy those.

@@ -6,6 +6,7 @@ import { packParams } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
 import { grid1d } from '../runtime/usage.js';
 import { STREAMED, stencilNaive, stencilStreamed, stencilTiled, TILED } from './stencil3d.wgsl.js';
+import { bytesOf } from './common.js';
 
 type Problem = ResidentProblem<'stencil3d'>;
 type Workgroups = (p: Problem) => [number, number, number];
@@ -36,9 +37,8 @@ async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Arra
         copyBuffer(gpu, src, 0, copy, 0, n * 4);
         return { data: handle(copy) };
       }
-      const r = await gpu.execute([], [{ buffer: src, offset: 0, size: n * 4 }]);
       const out = (ctx.out as Float32Array | undefined) ?? new Float32Array(n);
-      out.set(new Float32Array(r.data[0]!));
+      await gpu.execute([], [{ buffer: src, offset: 0, size: n * 4, into: bytesOf(out, 0, n) }]);
       return { data: out };
     }
     const pipeline = gpu.pipeline(program);
@@ -60,9 +60,8 @@ async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Arra
       gpu.release(spare, params);
       return { data: handle(last), kernelMs: r.kernelMs };
     }
-    const r = await gpu.execute(dispatches, [{ buffer: last, offset: 0, size: n * 4 }], ctx.timing);
     const out = (ctx.out as Float32Array | undefined) ?? new Float32Array(n);
-    out.set(new Float32Array(r.data[0]!));
+    const r = await gpu.execute(dispatches, [{ buffer: last, offset: 0, size: n * 4, into: bytesOf(out, 0, n) }], ctx.timing);
     gpu.release(b, c, params);
     return { data: out, kernelMs: r.kernelMs };
   });

@@ -21,6 +21,12 @@ export interface ReadRegion {
   readonly buffer: GPUBuffer;
   readonly offset: number;
   readonly size: number;
+  /**
+   * Where the bytes go, copied straight from the mapped staging buffer (`size` bytes; the
+   * region's `data` entry is then empty). Without it they come back as a new ArrayBuffer: one
+   * more copy, into fresh memory, which on the H100 host cost 1.2–1.3 s per 1.6 GB.
+   */
+  readonly into?: Uint8Array;
 }
 
 export type Binding = GPUBuffer | { readonly buffer: GPUBuffer; readonly offset?: number; readonly size?: number };
@@ -332,7 +338,10 @@ export class GpuDevice {
       staging.map(async (s, i) => {
         try {
           await this.race(s.mapAsync(MAP_READ));
-          return s.getMappedRange().slice(0, reads[i]!.size);
+          const r = reads[i]!;
+          if (r.into === undefined) return s.getMappedRange().slice(0, r.size);
+          r.into.set(new Uint8Array(s.getMappedRange(), 0, r.size));
+          return new ArrayBuffer(0);
         } finally {
           s.destroy();
         }
