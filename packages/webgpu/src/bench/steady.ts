@@ -21,7 +21,7 @@ import { type AdapterKind, openAdapter } from '../runtime/adapter.js';
 import { GpuDevice, type Dispatch } from '../runtime/device.js';
 import { packParams } from '../runtime/params.js';
 import { BUF, grid1d } from '../runtime/usage.js';
-import { convLayerCandidates, describeConvLayerConfig, timeConvLayerResident } from '../ops/conv-layer.js';
+import { convLayerCandidates, describeConvLayerConfig, layerFlops, timeConvLayerResident } from '../ops/conv-layer.js';
 import { type DecoupledConfig, decoupledConfig, decoupledParams, decoupledVecScan, paddedBytes, stateBytes, tilesFor } from '../ops/scan-decoupled.js';
 import { copyProgram } from './programs.js';
 
@@ -163,7 +163,7 @@ async function convSection(gpu: GpuDevice): Promise<void> {
   const layers = CONV_LAYER_WORKLOADS.seed.filter((w) => w.batch === 100);
   for (const w of layers) {
     const p = validateConvLayer(makeConvLayerArgs({ ...w, batch }));
-    const flops = 2 * batch * p.maps * p.outHeight * p.outWidth * p.channels * p.k * p.k;
+    const flops = layerFlops(p, batch);
     for (const { config } of convLayerCandidates(gpu, p)) {
       try {
         const ks = await timeConvLayerResident(gpu, p, config, reps + 1);

@@ -63,7 +63,13 @@ const defaultMapsPerThread = (maps: number): 4 | 8 | 16 => (maps <= 4 ? 4 : maps
  */
 const defaultPixelsPerThread = (mt: 4 | 8 | 16): GemmPixels => (mt >= 16 ? 2 : 4);
 
-function gemmPlan(p: Shape, mt: 4 | 8 | 16 = defaultMapsPerThread(p.maps), px: GemmPixels = defaultPixelsPerThread(mt)): Plan {
+/** What the `gemm` variant runs, and `auto` below its sweep threshold. */
+function defaultGemmConfig(maps: number): ConvLayerConfig {
+  const mt = defaultMapsPerThread(maps);
+  return { kernel: 'gemm', mapsPerThread: mt, pixelsPerThread: defaultPixelsPerThread(mt) };
+}
+
+function gemmPlan(p: Shape, mt: 4 | 8 | 16, px: GemmPixels): Plan {
   return {
     program: px === 1 ? convLayerGemm(p.k, mt) : convLayerGemmPx(p.k, mt, px),
     uniformWeights: false,
@@ -360,7 +366,8 @@ export const SWEEP_FLOPS = { hardware: 2 ** 31, software: 2 ** 23 } as const;
 /** Below this many flops `auto` does not sweep: launch latency dominates and a sweep could never pay for itself. */
 export const SWEEP_MIN_FLOPS = 2 ** 22;
 
-const layerFlops = (p: Shape, images: number): number => 2 * images * p.maps * p.outHeight * p.outWidth * p.channels * p.k * p.k;
+/** Multiply-adds × 2 of `images` images of the layer (the bench scripts report TFLOP/s from it). */
+export const layerFlops = (p: Shape, images: number): number => 2 * images * p.maps * p.outHeight * p.outWidth * p.channels * p.k * p.k;
 
 /** The candidates for a layer: direct, tiled where it fits, gemm with each maps-per-thread tile up to the one covering the maps, each with 1, 2 and 4 pixels per thread. */
 export function convLayerCandidates(gpu: GpuDevice, p: Shape): TuneCandidate<ConvLayerConfig>[] {
@@ -432,8 +439,7 @@ async function runAuto(gpu: GpuDevice, tuning: TunerOptions | undefined, p: Resi
   const shape = shapeOf(p);
   const candidates = convLayerCandidates(gpu, shape);
   if (layerFlops(shape, p.batch) < SWEEP_MIN_FLOPS) {
-    const mt = defaultMapsPerThread(p.maps);
-    const config: ConvLayerConfig = { kernel: 'gemm', mapsPerThread: mt, pixelsPerThread: defaultPixelsPerThread(mt) };
+    const config = defaultGemmConfig(p.maps);
     return runPlan(gpu, p, ctx, planOf(gpu, shape, config), chunking, [
       `auto: ${describeConvLayerConfig(config)} (not tuned: the default below ${SWEEP_MIN_FLOPS} flops, where a sweep would cost more than any config could save)`,
     ]);
@@ -469,7 +475,7 @@ export function convLayerOp(gpu: GpuDevice, tuning?: TunerOptions, chunking: Con
     variants: {
       direct: (p, ctx) => runPlan(gpu, p, ctx, directPlan(p), chunking),
       tiled: (p, ctx) => runPlan(gpu, p, ctx, tiledPlan(gpu, p), chunking),
-      gemm: (p, ctx) => runPlan(gpu, p, ctx, gemmPlan(p), chunking),
+      gemm: (p, ctx) => runPlan(gpu, p, ctx, planOf(gpu, p, defaultGemmConfig(p.maps)), chunking),
       auto: (p, ctx) => runAuto(gpu, tuning, p, ctx, chunking),
     },
   };
