@@ -7,7 +7,6 @@ export interface Measured {
   readonly kernelMedianMs?: number;
 }
 
-
 /**
  * Times `fn` with tinybench, scaling the budget to one run's cost `estMs`: cheap tasks get many
  * samples in ~`budgetMs`, multi-second tasks get 3 (or 1 beyond `singleShotMs`, so the seed

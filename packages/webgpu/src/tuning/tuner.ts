@@ -28,7 +28,6 @@ export interface TunerOptions {
 
 export const DEFAULT_TUNE_RUNS = 3;
 
-
 // Names identify configs in the cache file, so a record whose config no longer matches the
 // code's candidate of that name (the candidate set changed) is stale and re-swept.
 const sameConfig = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
