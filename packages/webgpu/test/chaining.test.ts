@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceError, DisposedError, InvalidArgumentError } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
-import { createBackend, verifyResult, type Backend, type ConvLayerArgs } from '@kernelkit/ops';
+import { createBackend, verifyResult, type Backend, type ConvLayerArgs, type Progress } from '@kernelkit/ops';
 import { convLayerCase, stencilCase } from '@kernelkit/ops/testing';
 import { createWebGpuBackend } from '../src/index.js';
 import { conv2dOp } from '../src/ops/conv2d.js';
@@ -241,7 +241,7 @@ describe('chunked conv layers (2 images per chunk), overlapped and sequential', 
     for (const [name, note] of [['overlap', '3 chunks, upload and readback overlapped with compute'], ['sequential', '3 chunks, sequential']] as const) {
       for (const variant of ['direct', 'tiled', 'gemm']) {
         const seen: number[] = [];
-        const r = await backends.get(name)!.convLayer(args, { variant, timing: true, onProgress: (p) => seen.push(p.done) });
+        const r = await backends.get(name)!.convLayer(args, { variant, timing: true, onProgress: (p: Progress) => seen.push(p.done) });
         expect(r.notes).toContain(note);
         expect(verifyResult('convLayer', args, r.data)).toBeUndefined();
         if (variant === 'gemm') expect(r.data).toEqual(one.data);
