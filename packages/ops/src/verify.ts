@@ -11,6 +11,12 @@ import type { ScanArray } from './scan/types.js';
 import { validateScan } from './scan/validate.js';
 import { stencil3dReference } from './stencil3d/reference.js';
 import { validateStencil3d } from './stencil3d/validate.js';
+import { assertInteger } from '@kernelkit/core';
+import { sampleIndices } from './common/sample.js';
+import { conv2dOutputLength } from './conv2d/shape.js';
+import { convLayerOutputLength } from './conv-layer/shape.js';
+import { sampledReference, type SampledOp } from './sample.js';
+import { stencil3dOutputLength } from './stencil3d/shape.js';
 import { compareExact, compareFloat } from './testing/compare.js';
 import { conv2dTolerance, convLayerTolerance, scanTolerance, stencil3dTolerance } from './testing/tolerance.js';
 
@@ -64,4 +70,42 @@ export function verifyResult<O extends OpName>(op: O, args: OpArgs<O>, data: OpD
     }
   }
   return `unknown op ${String(op)}`;
+}
+
+/** Sampled stencil checks cost (2·steps+1)³·steps each: at most this many cell updates per check. */
+const STENCIL_SAMPLE_BUDGET = 2e8;
+
+/**
+ * Checks `count` seeded outputs (plus the first and the last) against `sampledReference`, for
+ * outputs too big for `verifyResult`'s full f64 reference. Returns undefined when they conform,
+ * else a message naming the first bad sample.
+ */
+export function verifySampled<O extends SampledOp>(op: O, args: OpArgs<O>, data: OpData<O>, count = 2000): string | undefined {
+  assertInteger(count, 'count', 0);
+  const got = data as ArrayLike<number>;
+  let length: number;
+  let n = count;
+  switch (op) {
+    case 'conv2d':
+      length = conv2dOutputLength(validateConv2d(args as OpArgs<'conv2d'>));
+      break;
+    case 'convLayer':
+      length = convLayerOutputLength(validateConvLayer(args as OpArgs<'convLayer'>));
+      break;
+    case 'stencil3d': {
+      const p = validateStencil3d(args as OpArgs<'stencil3d'>);
+      length = stencil3dOutputLength(p);
+      n = Math.min(count, Math.max(4, Math.floor(STENCIL_SAMPLE_BUDGET / ((2 * p.steps + 1) ** 3 * Math.max(1, p.steps)))));
+      break;
+    }
+    default:
+      length = validateScan(args as OpArgs<'scan'>).input.length;
+  }
+  if (got.length !== length) return `length ${got.length}, expected ${length}`;
+  if (length === 0) return undefined;
+  for (const s of sampledReference(op, args, sampleIndices(length, n))) {
+    const g = got[s.index]!;
+    if (!(Math.abs(g - s.value) <= s.bound)) return `[${s.index}] got ${g}, expected ${s.value}${s.bound === 0 ? ' (bit-exact)' : ` ± ${s.bound.toExponential(3)}`}`;
+  }
+  return undefined;
 }

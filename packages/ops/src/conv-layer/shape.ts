@@ -1,4 +1,10 @@
-import type { ConvLayerProblem } from './types.js';
+import type { ConvLayerArgs, ConvLayerProblem } from './types.js';
+
+/** Output height and width of a valid (unpadded) K×K correlation. */
+export const convLayerOutputShape = (a: Pick<ConvLayerArgs, 'height' | 'width' | 'k'>): { outHeight: number; outWidth: number } => ({
+  outHeight: a.height - a.k + 1,
+  outWidth: a.width - a.k + 1,
+});
 
 export const convLayerOutputLength = (p: Pick<ConvLayerProblem, 'batch' | 'maps' | 'outHeight' | 'outWidth'>): number =>
   p.batch * p.maps * p.outHeight * p.outWidth;

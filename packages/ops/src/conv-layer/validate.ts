@@ -1,5 +1,6 @@
 import { assertBoolean, assertInteger, assertObject, assertTypedArray, checkedProduct, InvalidArgumentError } from '@kernelkit/core';
 import { assertArrayOrDevice, type WithDeviceInput } from '../device-array.js';
+import { convLayerOutputShape } from './shape.js';
 import type { ConvLayerArgs, ConvLayerProblem } from './types.js';
 
 /** A DeviceArray `input` validates like the array it stands for and stays a handle in the problem. */
@@ -22,8 +23,7 @@ export function validateConvLayer(args: WithDeviceInput<ConvLayerArgs>): WithDev
   if (args.bias !== undefined) assertTypedArray(args.bias, 'bias', [Float32Array], args.maps, 'maps');
   const relu = args.relu ?? false;
   assertBoolean(relu, 'relu');
-  const outHeight = args.height - args.k + 1;
-  const outWidth = args.width - args.k + 1;
+  const { outHeight, outWidth } = convLayerOutputShape(args);
   checkedProduct('output', [args.batch, args.maps, outHeight, outWidth], 2 ** 32 - 1);
   return {
     input: args.input,

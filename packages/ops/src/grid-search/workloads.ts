@@ -20,6 +20,12 @@ export const GRID_SEARCH_WORKLOADS = {
   ],
 } as const satisfies Record<string, readonly GridSearchWorkload[]>;
 
+/** Dimensions of the CS610 problem. */
+export const CS610_DIMS = 10;
+
+/** Grid points of the CS610 problem cut to `stepsPerDim` points per axis (the work of the bench's points/s). */
+export const cs610Points = (stepsPerDim: number): number => stepsPerDim ** CS610_DIMS;
+
 /** The CS610 problem with each axis cut to its first `stepsPerDim` points (same lower and step). */
 export function reduceGrid(args: GridSearchArgs, stepsPerDim: number): GridSearchArgs {
   const dims: GridDim[] = args.dims.map((g) => ({ lower: g.lower, step: g.step, upper: g.lower + (stepsPerDim + 0.5) * g.step }));

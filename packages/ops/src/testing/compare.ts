@@ -1,4 +1,4 @@
-import { U32F, type Tolerance } from './tolerance.js';
+import { allowedError, U32F, type Tolerance } from './tolerance.js';
 
 const F32_MAX = 3.4028234663852886e38;
 
@@ -27,7 +27,7 @@ export function compareFloat(got: ArrayLike<number>, want: ArrayLike<number>, ma
       if (!ok) return { index: i, got: g, want: w, allowed: 0, message: `[${i}] got ${g}, expected ${w}` };
       continue;
     }
-    const allowed = tol.factor * tol.u * mag[i]! + tol.tiny;
+    const allowed = allowedError(tol, mag[i]!);
     // An f32 result may legitimately overflow where the f64 reference does not.
     if (!Number.isFinite(g) && !Number.isNaN(g) && tol.u === U32F && Math.abs(w) + allowed >= F32_MAX && Math.sign(g) === Math.sign(w)) continue;
     if (!(Math.abs(g - w) <= allowed)) {

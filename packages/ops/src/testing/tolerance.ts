@@ -1,3 +1,4 @@
+import type { OpName, OpProblem } from '../backend.js';
 /**
  * Float tolerances, all in one place. Each is a rigorous forward-error bound of the form
  * `|got − ref| ≤ factor · u · mag + tiny`, where `ref` is the f64 reference, `mag` is the same
@@ -14,6 +15,9 @@ export interface Tolerance {
   /** Human-readable statement of the bound (printed in failures and the README). */
   readonly statement: string;
 }
+
+/** The error `tol` allows for an output whose magnitude (the reference on absolute values) is `mag`. */
+export const allowedError = (tol: Tolerance, mag: number): number => tol.factor * tol.u * mag + tol.tiny;
 
 export const U32F = 2 ** -24;
 export const U64F = 2 ** -53;
@@ -65,3 +69,27 @@ export const TOLERANCE_SUMMARY = {
   scan: 'integers bit-exact (mod 2³²); floats (⌈log2(n+1)⌉+⌈n/64⌉+4)·u·Σ|x| prefix',
   gridSearch: 'exact: identical point list (same points, same order, same f64 values) as the f64 brute force',
 } as const;
+
+/**
+ * The tolerance of a validated problem's output; undefined where results must be exact
+ * (integer scans, grid search).
+ */
+export function opTolerance<O extends OpName>(op: O, problem: OpProblem<O>): Tolerance | undefined {
+  switch (op) {
+    case 'conv2d':
+      return conv2dTolerance((problem as OpProblem<'conv2d'>).k);
+    case 'convLayer': {
+      const p = problem as OpProblem<'convLayer'>;
+      return convLayerTolerance(p.channels, p.k);
+    }
+    case 'stencil3d': {
+      const p = problem as OpProblem<'stencil3d'>;
+      return stencil3dTolerance(p.steps, p.input instanceof Float64Array ? 'f64' : 'f32');
+    }
+    case 'scan': {
+      const p = problem as OpProblem<'scan'>;
+      return p.dtype === 'f32' || p.dtype === 'f64' ? scanTolerance(p.input.length, p.dtype) : undefined;
+    }
+  }
+  return undefined;
+}
