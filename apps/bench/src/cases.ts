@@ -1,6 +1,6 @@
 import {
   CONV2D_WORKLOADS, CONV_LAYER_WORKLOADS, CS610_DISP_PATH, CS610_GRID_PATH, GRID_SEARCH_WORKLOADS, SCAN_WORKLOADS, STENCIL3D_WORKLOADS,
-  conv2dPixels, convLayerFlops, makeConv2dArgs, makeConvLayerArgs, makeScanArgs, makeStencil3dArgs, readCs610Problem, reduceGrid, stencil3dPointUpdates,
+  conv2dPixels, convLayerFlops, convLayerOutputShape, cs610Points, makeConv2dArgs, makeConvLayerArgs, makeScanArgs, makeStencil3dArgs, readCs610Problem, reduceGrid, scanBytes, stencil3dPointUpdates,
   type OpArgs, type OpName,
 } from '@kernelkit/ops';
 import type { WorkloadName } from './types.js';
@@ -44,17 +44,17 @@ export function benchCases(w: WorkloadName): BenchCase[] {
   }
   for (const c of pick(w, SCAN_WORKLOADS.small, SCAN_WORKLOADS.seed, TINY.scan)) {
     // scanBytes counts a read and a write of every element (2·bytes), as the seed's GB/s did.
-    out.push({ op: 'scan', id: c.id, label: c.label, size: c.n, work: (2 * 4 * c.n) / 1e9, unit: 'GB/s', make: async () => makeScanArgs(c) });
+    out.push({ op: 'scan', id: c.id, label: c.label, size: c.n, work: scanBytes(c.n, c.dtype) / 1e9, unit: 'GB/s', make: async () => makeScanArgs(c) });
   }
   for (const c of pick(w, GRID_SEARCH_WORKLOADS.small, GRID_SEARCH_WORKLOADS.seed, TINY.gridSearch)) {
-    const points = c.stepsPerDim ** 10;
+    const points = cs610Points(c.stepsPerDim);
     out.push({
       op: 'gridSearch', id: c.id, label: c.label, size: points / 50, work: points, unit: 'points/s',
       make: async () => reduceGrid(await readCs610Problem(CS610_GRID_PATH, CS610_DISP_PATH), c.stepsPerDim),
     });
   }
   for (const c of pick(w, CONV_LAYER_WORKLOADS.small, CONV_LAYER_WORKLOADS.seed, TINY.convLayer)) {
-    const flops = convLayerFlops({ ...c, outHeight: c.height - c.k + 1, outWidth: c.width - c.k + 1 });
+    const flops = convLayerFlops({ ...c, ...convLayerOutputShape(c) });
     out.push({ op: 'convLayer', id: c.id, label: c.label, size: c.batch * c.channels * c.height * c.width, work: flops / 1e9, unit: 'GFLOP/s', make: async () => makeConvLayerArgs(c) });
   }
   return out;
