@@ -1,5 +1,5 @@
 import { assertBoolean, assertInteger, assertObject, LimitExceededError, throwIfAborted } from '@kernelkit/core';
-import { isDeviceArray, type ConvLayerProblem, type DeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem } from '@kernelkit/ops';
+import { convLayerFlops, convLayerOutputLength, isDeviceArray, type ConvLayerProblem, type DeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem } from '@kernelkit/ops';
 import { copyBuffer, gpuDeviceArray, residentBuffer } from '../runtime/device-array.js';
 import type { GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
@@ -140,7 +140,7 @@ const params = (p: Shape, n: number, flags: number): ArrayBuffer =>
  */
 function runLayer(gpu: GpuDevice, p: Shape, src: Source, sink: Sink, plan: Plan, job: Job): Promise<LayerRun> {
   const inPer = p.channels * p.height * p.width;
-  const outPer = p.maps * p.outHeight * p.outWidth;
+  const outPer = convLayerOutputLength({ ...p, batch: 1 });
   const perImage = Math.max(inPer, outPer) * 4;
   const per = Math.min(itemsPerChunk(gpu, perImage, 'input'), job.chunking.chunkItems ?? Math.max(1, Math.floor(DEFAULT_CHUNK_BYTES / perImage)));
   if (sink === 'device' && p.batch * outPer * 4 > gpu.limits.bufferSize) {
@@ -331,10 +331,10 @@ async function runPlan(gpu: GpuDevice, p: ResidentProblem<'convLayer'>, ctx: OpC
   if (ctx.output === 'device') {
     const r = await runLayer(gpu, shape, src, 'device', plan, job);
     const chunk = chunkNote(r);
-    const data = gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, p.batch * p.maps * p.outHeight * p.outWidth);
+    const data = gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, convLayerOutputLength(p));
     return { data, kernelMs: r.kernelMs, notes: chunk === undefined ? notes : [...notes, chunk] };
   }
-  const out = ctx.out ?? new Float32Array(p.batch * p.maps * p.outHeight * p.outWidth);
+  const out = ctx.out ?? new Float32Array(convLayerOutputLength(p));
   const r = await runLayer(gpu, shape, src, { host: out }, plan, job);
   const chunk = chunkNote(r);
   return { data: out, kernelMs: r.kernelMs, notes: chunk === undefined ? notes : [...notes, chunk] };
@@ -366,9 +366,6 @@ export const SWEEP_FLOPS = { hardware: 2 ** 31, software: 2 ** 23 } as const;
 /** Below this many flops `auto` does not sweep: launch latency dominates and a sweep could never pay for itself. */
 export const SWEEP_MIN_FLOPS = 2 ** 22;
 
-/** Multiply-adds × 2 of `images` images of the layer (the bench scripts report TFLOP/s from it). */
-export const layerFlops = (p: Shape, images: number): number => 2 * images * p.maps * p.outHeight * p.outWidth * p.channels * p.k * p.k;
-
 /** The candidates for a layer: direct, tiled where it fits, gemm with each maps-per-thread tile up to the one covering the maps, each with 1, 2 and 4 pixels per thread. */
 export function convLayerCandidates(gpu: GpuDevice, p: Shape): TuneCandidate<ConvLayerConfig>[] {
   const out: TuneCandidate<ConvLayerConfig>[] = [{ name: 'direct', config: { kernel: 'direct' } }];
@@ -391,7 +388,7 @@ export function convLayerShapeKey(p: Shape, sweepImages: number): string {
 
 /** Images a sweep times: the whole batch when small, else as many as the flop budget allows (at least 1). */
 export function convLayerSweepImages(p: Shape, budget: number): number {
-  return Math.max(1, Math.min(p.batch, Math.floor(budget / Math.max(1, layerFlops(p, 1)))));
+  return Math.max(1, Math.min(p.batch, Math.floor(budget / Math.max(1, convLayerFlops({ ...p, batch: 1 })))));
 }
 
 /** Times configs on the first `images` images of the call's input: device buffers kept across a sweep's runs. */
@@ -438,13 +435,13 @@ function autoNote(choice: TuneChoice<ConvLayerConfig>, key: string, swept: numbe
 async function runAuto(gpu: GpuDevice, tuning: TunerOptions | undefined, p: ResidentProblem<'convLayer'>, ctx: OpContext<Float32Array>, chunking: ConvLayerChunking): Promise<OpOutput<Float32Array>> {
   const shape = shapeOf(p);
   const candidates = convLayerCandidates(gpu, shape);
-  if (layerFlops(shape, p.batch) < SWEEP_MIN_FLOPS) {
+  if (convLayerFlops(shape) < SWEEP_MIN_FLOPS) {
     const config = defaultGemmConfig(p.maps);
     return runPlan(gpu, p, ctx, planOf(gpu, shape, config), chunking, [
       `auto: ${describeConvLayerConfig(config)} (not tuned: the default below ${SWEEP_MIN_FLOPS} flops, where a sweep would cost more than any config could save)`,
     ]);
   }
-  const images = Math.min(convLayerSweepImages(shape, gpu.info.software ? SWEEP_FLOPS.software : SWEEP_FLOPS.hardware), itemsPerChunk(gpu, Math.max(p.channels * p.height * p.width, p.maps * p.outHeight * p.outWidth) * 4, 'input'));
+  const images = Math.min(convLayerSweepImages(shape, gpu.info.software ? SWEEP_FLOPS.software : SWEEP_FLOPS.hardware), itemsPerChunk(gpu, Math.max(p.channels * p.height * p.width, convLayerOutputLength({ ...p, batch: 1 })) * 4, 'input'));
   const key = convLayerShapeKey(shape, images);
   const sweep = new ConvLayerSweep(gpu, p, ctx.signal, images);
   const choice = await tunerFor(gpu, tuning).pick(key, candidates, (c) => sweep.time(c));
@@ -453,7 +450,7 @@ async function runAuto(gpu: GpuDevice, tuning: TunerOptions | undefined, p: Resi
 
 /** Runs one config, as `auto` would after picking it: what the tests check every candidate with. */
 export async function runConvLayerConfig(gpu: GpuDevice, p: ConvLayerProblem, config: ConvLayerConfig, chunking: ConvLayerChunking = {}): Promise<Float32Array> {
-  const out = new Float32Array(p.batch * p.maps * p.outHeight * p.outWidth);
+  const out = new Float32Array(convLayerOutputLength(p));
   const job: Job = { timing: false, signal: undefined, onProgress: undefined, chunking, warmUp: false };
   await runLayer(gpu, shapeOf(p), { host: p.input }, { host: out }, planOf(gpu, p, config), job);
   return out;
@@ -482,24 +479,13 @@ export function convLayerOp(gpu: GpuDevice, tuning?: TunerOptions, chunking: Con
 }
 
 /**
- * Steady-state kernel times: the input uploaded once, then `reps` timed passes over the whole
- * batch with nothing between them but the clock warm-up (what cuDNN and PyTorch timings mean).
- * The bench's per-call kernel time follows a host upload of the same data; this one does not.
+ * One timed pass of a config over a whole batch already on the device, output discarded: the
+ * steady-state time (no upload in front of it) the testing entry's `timeConvLayerResident` takes.
  */
-export async function timeConvLayerResident(gpu: GpuDevice, p: ConvLayerProblem, config: ConvLayerConfig, reps: number): Promise<number[]> {
-  const shape = shapeOf(p);
-  const buffer = gpu.upload(p.input);
-  try {
-    const times: number[] = [];
-    for (let i = 0; i < reps; i++) {
-      const job: Job = { timing: true, signal: undefined, onProgress: undefined, chunking: { chunkItems: p.batch }, warmUp: true };
-      const t0 = performance.now();
-      const r = await runLayer(gpu, shape, { buffer }, 'discard', planOf(gpu, shape, config), job);
-      // No timestamps (software adapters): the wall clock of the pass.
-      times.push(r.kernelMs ?? performance.now() - t0);
-    }
-    return times;
-  } finally {
-    gpu.release(buffer);
-  }
+export async function timeConvLayerPass(gpu: GpuDevice, p: Shape, input: GPUBuffer, config: ConvLayerConfig): Promise<number> {
+  const job: Job = { timing: true, signal: undefined, onProgress: undefined, chunking: { chunkItems: p.batch }, warmUp: true };
+  const t0 = performance.now();
+  const r = await runLayer(gpu, p, { buffer: input }, 'discard', planOf(gpu, p, config), job);
+  // No timestamps (software adapters): the wall clock of the pass.
+  return r.kernelMs ?? performance.now() - t0;
 }

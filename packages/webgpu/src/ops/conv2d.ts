@@ -1,5 +1,5 @@
 import { throwIfAborted } from '@kernelkit/core';
-import type { Conv2dProblem, OpContext, OpImplementation, OpOutput } from '@kernelkit/ops';
+import { conv2dOutputLength, conv2dPixels, type Conv2dProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import type { GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
@@ -135,14 +135,14 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, t
 }
 
 async function runConv2d(gpu: GpuDevice, p: Conv2dProblem, ctx: OpContext<Float32Array>, plan: Plan): Promise<OpOutput<Float32Array>> {
-  const out = ctx.out ?? new Float32Array(p.batch * p.height * p.width);
+  const out = ctx.out ?? new Float32Array(conv2dOutputLength(p));
   const kernelMs = await gpu.exclusive(() => conv2dBody(gpu, p, out, ctx.timing, plan));
   return { data: out, kernelMs, notes: plan.note === undefined ? undefined : [plan.note] };
 }
 
 /** Runs one config, as `auto` would after picking it: what the tests check every candidate with. */
 export async function runConv2dConfig(gpu: GpuDevice, p: Conv2dProblem, config: Conv2dConfig): Promise<Float32Array> {
-  const out = new Float32Array(p.batch * p.height * p.width);
+  const out = new Float32Array(conv2dOutputLength(p));
   await gpu.exclusive(() => conv2dBody(gpu, p, out, false, planOf(p.k, config)));
   return out;
 }
@@ -267,7 +267,7 @@ async function runAuto(gpu: GpuDevice, tuning: TunerOptions | undefined, p: Conv
     const out = await runConv2d(gpu, p, ctx, planOf(p.k, only));
     return { ...out, notes: [`auto: ${describeConv2dConfig(only)} (the only candidate within this adapter's limits for k=${p.k})`] };
   }
-  if (p.batch * p.height * p.width < SWEEP_MIN_PIXELS) {
+  if (conv2dPixels(p) < SWEEP_MIN_PIXELS) {
     // The old heuristic: a 1×1 filter has no reuse for a tile to exploit; otherwise the coarsened tile.
     const config: Conv2dConfig = p.k === 1 ? { kernel: 'coalesced' } : { kernel: 'tiled', ...COARSENED_CONFIG };
     const pick = fitting.find((c) => sameConfig(c.config, config))?.config ?? fitting[0]!.config;
