@@ -10,6 +10,21 @@ const stoppedOf = (r: BenchReport): string[] => [...(r.stoppedParts ?? [...r.che
 const rowKey = (r: Row): string => `${r.op}\u0000${r.caseId}\u0000${r.backend}\u0000${r.variant}`;
 
 /**
+ * Rows of several runs as one list: a row whose `key` comes again is replaced by the later one,
+ * which moves to the later place. Bench reports and the studies' result files merge through it.
+ */
+export function mergeRows<R>(lists: readonly (readonly R[])[], key: (r: R) => string): R[] {
+  const rows = new Map<string, R>();
+  for (const list of lists) {
+    for (const r of list) {
+      rows.delete(key(r));
+      rows.set(key(r), r);
+    }
+  }
+  return [...rows.values()];
+}
+
+/**
  * Joins the parts of one machine's run that had to be split (a 10-minute GPU-host call each)
  * into one report. Refuses parts from different workloads or hosts: speed-ups across machines
  * would be meaningless. A row measured in several parts keeps its last measurement.
@@ -24,19 +39,14 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
       throw new Error(`merge: ${name} ran on ${report.machine.hostname} (${report.machine.cpu}), ${first.name} on ${first.report.machine.hostname} (${first.report.machine.cpu})`);
     }
   }
-  const rows = new Map<string, Row>();
   const backends = new Map<string, BackendStart>();
   const baseline: Partial<Record<OpName, string>> = {};
   for (const { report } of parts) {
-    for (const r of report.rows) {
-      rows.delete(rowKey(r)); // re-insert so order follows the latest part
-      rows.set(rowKey(r), r);
-    }
     for (const b of report.backends) if (b.status === 'ok' || !backends.has(b.backend)) backends.set(b.backend, b);
     Object.assign(baseline, report.sequentialBaseline ?? {});
   }
   const partial = [...new Set(parts.flatMap((p) => [...stoppedOf(p.report), ...(p.report.partial !== undefined ? [p.name] : [])]))];
-  const stripped = [...rows.values()].map((r) => {
+  const stripped = mergeRows(parts.map((p) => p.report.rows), rowKey).map((r) => {
     if (r.status !== 'ok') return r;
     const { speedupVsSequential: _s, speedupVsPrevious: _p, ...rest } = r;
     return rest as Row;

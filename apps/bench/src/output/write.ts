@@ -6,7 +6,7 @@ import { renderCharts } from './svg.js';
 import { machineSlug } from '../machine.js';
 
 /** Write-then-rename, so a run killed mid-write (a device-time limit) leaves the previous file whole. */
-async function put(path: string, text: string): Promise<void> {
+export async function put(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   await writeFile(tmp, text);
