@@ -2,6 +2,7 @@ import { assertBoolean, assertObject, assertOneOf, BackendUnavailableError, asse
 import { createBackend, type Backend, type OpImplementation, type OpName, type OpRunner } from '@kernelkit/ops';
 import { openAdapter, type AdapterKind } from './runtime/adapter.js';
 import { GpuDevice } from './runtime/device.js';
+import { registerDevice } from './runtime/registry.js';
 import { conv2dOp } from './ops/conv2d.js';
 import { convLayerOp } from './ops/conv-layer.js';
 import { gridSearchOp } from './ops/grid-search.js';
@@ -29,9 +30,6 @@ export interface WebGpuBackendOptions {
   /** Overlap chunk n+1's upload and chunk n−1's readback with chunk n's compute (default true); false runs chunks one after another. */
   readonly convLayerOverlap?: boolean;
 }
-
-/** The device behind each backend, for `@kernelkit/webgpu/testing`. */
-export const DEVICES = new WeakMap<Backend, GpuDevice>();
 
 /**
  * Every runner of `impl`, refusing at once when the backend became unusable (a lost device
@@ -96,6 +94,6 @@ export async function createWebGpuBackend(options: WebGpuBackendOptions = {}): P
     // Wait for queued calls, then destroy every buffer and the device and drop the create() object.
     release: () => gpu.close(),
   });
-  DEVICES.set(backend, gpu);
+  registerDevice(backend, gpu);
   return backend;
 }

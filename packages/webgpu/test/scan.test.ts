@@ -2,11 +2,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AbortError, DisposedError, InvalidArgumentError, UnsupportedError } from '@kernelkit/core';
 import { scanReference, validateScan, verifyResult, type ScanArray, type ScanDtype } from '@kernelkit/ops';
 import { scanCase, scanInput } from '@kernelkit/ops/testing';
-import { DEVICES } from '../src/backend.js';
 import { createWebGpuBackend, webgpuScanStream } from '../src/index.js';
 import { scanWithConfig } from '../src/ops/scan.js';
 import { decoupledConfig, decoupledVecScan, tileElements, type DecoupledConfig } from '../src/ops/scan-decoupled.js';
 import { scanStreamOnDevice } from '../src/ops/scan-stream.js';
+import { deviceOf } from '../src/runtime/registry.js';
 import { liveGpuBuffers } from '../src/testing.js';
 
 // One software backend for the whole file, disposed by the last test. (Creating and disposing
@@ -17,7 +17,7 @@ afterAll(async () => (await backendP).dispose());
 // The kernel sweeps run on its device directly.
 const device = async () => {
   const b = await backendP;
-  return { b, gpu: DEVICES.get(b)! };
+  return { b, gpu: deviceOf(b) };
 };
 
 const INITIAL: Record<Exclude<ScanDtype, 'f64'>, number> = { u32: 4_000_000_000, i32: -123_456, f32: 2.5 };

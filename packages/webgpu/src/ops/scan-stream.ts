@@ -12,8 +12,8 @@ import {
   UnsupportedError,
 } from '@kernelkit/core';
 import type { Backend, ScanArray } from '@kernelkit/ops';
-import { DEVICES } from '../backend.js';
 import type { GpuDevice } from '../runtime/device.js';
+import { deviceOf } from '../runtime/registry.js';
 import { BUF, grid1d, MAP_READ } from '../runtime/usage.js';
 import { type DecoupledConfig, decoupledConfig, decoupledParams, decoupledVecScan, paddedBytes, stateBytes, tileElements, tilesFor } from './scan-decoupled.js';
 import type { WgslScalar } from './scan.wgsl.js';
@@ -360,15 +360,15 @@ export function webgpuScanStream<T extends ScanArray>(
   source: AsyncIterable<T> | Iterable<T>,
   options: WebGpuScanStreamOptions = {},
 ): AsyncGenerator<T, void, undefined> {
-  const gpu = DEVICES.get(backend);
   async function* refuse(e: Error): AsyncGenerator<T, void, undefined> {
     throw e;
   }
-  if (gpu === undefined) return refuse(new InvalidArgumentError('backend', `not a backend made by createWebGpuBackend (got ${describeValue(backend)})`));
   const guard = (): void => {
     if (backend.disposed) throw new DisposedError(backend.name);
   };
+  let gpu: GpuDevice;
   try {
+    gpu = deviceOf(backend);
     guard();
   } catch (e) {
     return refuse(e as Error);
