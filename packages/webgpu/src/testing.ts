@@ -4,19 +4,13 @@
  */
 import { InvalidArgumentError } from '@kernelkit/core';
 import type { Backend } from '@kernelkit/ops';
-import { DEVICES } from './backend.js';
 import { DEVICE_LIMITS } from './runtime/adapter.js';
-import type { GpuDevice, GpuDeviceStats } from './runtime/device.js';
+import { setRecreateHook, type GpuDeviceStats } from './runtime/device.js';
 import { processLiveBuffers } from './runtime/ledger.js';
+import { deviceOf } from './runtime/registry.js';
 import type { Program } from './runtime/program.js';
 
 export type { GpuDeviceStats } from './runtime/device.js';
-
-function deviceOf(backend: Backend): GpuDevice {
-  const gpu = DEVICES.get(backend);
-  if (gpu === undefined) throw new InvalidArgumentError('backend', 'not a backend made by createWebGpuBackend');
-  return gpu;
-}
 
 /**
  * GPUBuffers created and not yet destroyed: by `backend` (idle pooled ones included), or by
@@ -56,7 +50,11 @@ export function loseDevice(backend: Backend): Promise<void> {
 /** Makes the next device recreation fail with `reason`, to exercise the unusable-backend path. */
 export function failNextDeviceRecreation(backend: Backend, reason: string): void {
   if (typeof reason !== 'string' || reason === '') throw new InvalidArgumentError('reason', 'must be a non-empty string');
-  deviceOf(backend).recreateFault = reason;
+  const gpu = deviceOf(backend);
+  setRecreateHook(gpu, async () => {
+    setRecreateHook(gpu, undefined);
+    throw new Error(reason);
+  });
 }
 
 const NOOP: Program = {
