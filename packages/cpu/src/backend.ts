@@ -1,27 +1,33 @@
 import os from 'node:os';
 import { createBackend, type Backend } from '@kernelkit/ops';
-import { conv2d } from './ops/conv2d.js';
-import { convLayer } from './ops/conv-layer.js';
+import { conv2dOp } from './ops/conv2d.js';
+import { convLayerOp } from './ops/conv-layer.js';
 import { gridSearch } from './ops/grid-search.js';
 import { scan } from './ops/scan.js';
-import { stencil3d } from './ops/stencil3d.js';
+import { stencil3dOp } from './ops/stencil3d.js';
+import { wasmSupport } from './wasm/runtime.js';
 
 /**
- * The sequential CPU backend: one thread, typed arrays, f64 accumulation. It never fails to
- * start, so it is the last resort of every fallback chain.
+ * The sequential CPU backend: one thread, typed arrays. conv2d, convLayer and stencil3d default
+ * to WebAssembly SIMD kernels (`wasm-simd`) where the runtime has WebAssembly SIMD, and offer
+ * only the JavaScript kernels (`direct`) where it does not; `info.description` says which.
+ * It never fails to start, so it is the last resort of every fallback chain.
  */
 export function createCpuBackend(): Backend {
   const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
+  const s = wasmSupport();
+  const simd = 'module' in s ? s : undefined;
+  const kernels = simd === undefined ? `JavaScript kernels only (${'unavailable' in s ? s.unavailable : ''})` : `WebAssembly ${simd.flavour === 'relaxed-simd' ? 'relaxed SIMD (fused multiply-add)' : 'SIMD'} kernels`;
   return createBackend({
     name: 'cpu',
     info: {
       name: 'cpu',
-      description: `sequential, 1 thread on ${cpu} (Node ${process.version})`,
+      description: `sequential, 1 thread on ${cpu} (Node ${process.version}), ${kernels}`,
       software: false,
       threads: 1,
       capabilities: { f64: true },
     },
-    ops: { conv2d, stencil3d, scan, gridSearch, convLayer },
+    ops: { conv2d: conv2dOp(simd), stencil3d: stencil3dOp(simd), scan, gridSearch, convLayer: convLayerOp(simd) },
     release: () => {},
   });
 }

@@ -1,3 +1,5 @@
+import { BAND_BYTES, type WasmKernels } from '../wasm/runtime.js';
+
 /**
  * Conv2d over output rows [rowStart, rowEnd) of the flattened (batch·height) row space.
  * Each output row is accumulated in f64 (`acc`, length >= width, owned by the caller so the
@@ -38,4 +40,61 @@ export function conv2dRows(
     const o = row * width;
     for (let x = 0; x < width; x++) out[o + x] = acc[x]!;
   }
+}
+
+/**
+ * `conv2dRows` on the WebAssembly SIMD kernel. Per image, bands of output rows (at most
+ * `BAND_BYTES` of linear memory each) are copied in with their halo rows and zero padding around
+ * them, computed (register tile 4 rows × 8 pixels, f32 sums), and copied out: one copy in, one
+ * copy out. The padding makes every filter tap valid, so the filter must be finite (0 · Inf
+ * would be NaN where the definition skips the tap): callers check with `allFinite`.
+ */
+export function conv2dRowsSimd(
+  w: WasmKernels,
+  input: Float32Array,
+  filter: Float32Array,
+  out: Float32Array,
+  height: number,
+  width: number,
+  k: number,
+  rowStart: number,
+  rowEnd: number,
+): void {
+  const r = (k - 1) >> 1;
+  // Columns: r zeros, the row, then zeros up to 8 + r past it (the last tile's taps).
+  const stride = width + 2 * r + 8;
+  const filterLen = (k * k + 3) & ~3;
+  const bandRows = Math.max(4, Math.floor((BAND_BYTES / 4 - filterLen) / (stride + width)) & ~3);
+  for (let row = rowStart; row < rowEnd; ) {
+    const b = (row / height) | 0;
+    const y0 = row - b * height;
+    const n = Math.min(rowEnd - row, height - y0, bandRows);
+    const padRows = ((n + 3) & ~3) + 2 * r;
+    const inOff = filterLen;
+    const outOff = inOff + padRows * stride;
+    w.reserve((outOff + n * width) * 4);
+    const m = w.f32;
+    m.set(filter, 0);
+    const image = b * height * width;
+    for (let i = 0; i < padRows; i++) {
+      const y = y0 - r + i;
+      const o = inOff + i * stride;
+      if (y < 0 || y >= height) {
+        m.fill(0, o, o + stride);
+        continue;
+      }
+      m.fill(0, o, o + r);
+      m.set(input.subarray(image + y * width, image + (y + 1) * width), o + r);
+      m.fill(0, o + r + width, o + stride);
+    }
+    w.k.conv2d(inOff * 4, stride, 0, k, outOff * 4, n, width);
+    out.set(m.subarray(outOff, outOff + n * width), row * width);
+    row += n;
+  }
+}
+
+/** True when no element is NaN or ±Infinity. */
+export function allFinite(a: Float32Array): boolean {
+  for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i]!)) return false;
+  return true;
 }

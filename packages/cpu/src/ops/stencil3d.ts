@@ -1,5 +1,7 @@
-import type { OpImplementation, Stencil3dProblem } from '@kernelkit/ops';
-import { stencilStep } from '../kernels/stencil3d.js';
+import type { OpContext, OpImplementation, OpOutput, Stencil3dProblem } from '@kernelkit/ops';
+import { stencilRunSimd, stencilStep, stencilStepSimd } from '../kernels/stencil3d.js';
+import { Pacer } from '../wasm/pace.js';
+import { withKernels, type WasmSupport } from '../wasm/runtime.js';
 
 type Grid = Float32Array | Float64Array;
 
@@ -13,21 +15,49 @@ export function stencilBuffers(p: Stencil3dProblem, out: Grid): (step: number) =
   return (t) => ({ src: t === 0 ? p.input : bufs[(p.steps - t) % 2]!, dst: bufs[(p.steps - 1 - t) % 2]! });
 }
 
-export const stencil3d: OpImplementation<'stencil3d'> = {
-  defaultVariant: 'direct',
-  variants: {
-    direct(p, ctx) {
-      const out = ctx.out ?? new (p.input.constructor as Float32ArrayConstructor)(p.nx * p.ny * p.nz);
-      if (p.steps === 0) {
-        out.set(p.input);
-        return { data: out };
-      }
-      const buffers = stencilBuffers(p, out);
-      for (let t = 0; t < p.steps; t++) {
-        const { src, dst } = buffers(t);
-        stencilStep(src, dst, p.nx, p.ny, p.nz, p.c0, p.c1, p.boundary, 0, p.nz);
-      }
-      return { data: out };
+const newGrid = (p: Stencil3dProblem): Grid => new (p.input.constructor as Float32ArrayConstructor)(p.nx * p.ny * p.nz);
+
+function direct(p: Stencil3dProblem, ctx: OpContext<Grid>): OpOutput<Grid> {
+  const out = ctx.out ?? newGrid(p);
+  if (p.steps === 0) {
+    out.set(p.input);
+    return { data: out };
+  }
+  const buffers = stencilBuffers(p, out);
+  for (let t = 0; t < p.steps; t++) {
+    const { src, dst } = buffers(t);
+    stencilStep(src, dst, p.nx, p.ny, p.nz, p.c0, p.c1, p.boundary, 0, p.nz);
+  }
+  return { data: out };
+}
+
+/** `simd`: the runtime's WebAssembly SIMD support; without it only the JavaScript kernel is offered. */
+export function stencil3dOp(simd: WasmSupport | undefined): OpImplementation<'stencil3d'> {
+  if (simd === undefined) return { defaultVariant: 'direct', variants: { direct } };
+  return {
+    defaultVariant: 'wasm-simd',
+    variants: {
+      'wasm-simd'(p, ctx) {
+        const out = ctx.out ?? newGrid(p);
+        if (p.steps === 0) {
+          out.set(p.input);
+          return { data: out };
+        }
+        return withKernels(simd, async (w) => {
+          const pacer = new Pacer(ctx.signal);
+          if (await stencilRunSimd(w, p.input, out, p, () => pacer.tick())) return { data: out };
+          // Too big to hold both grids in linear memory: step through JavaScript buffers in bands.
+          const buffers = stencilBuffers(p, out);
+          for (let t = 0; t < p.steps; t++) {
+            const { src, dst } = buffers(t);
+            stencilStepSimd(w, src, dst, p.nx, p.ny, p.nz, p.c0, p.c1, p.boundary, 0, p.nz);
+            const wait = pacer.tick();
+            if (wait !== undefined) await wait;
+          }
+          return { data: out, notes: ['the grid is too large to keep in WebAssembly memory: each step was copied in and out in bands'] };
+        });
+      },
+      direct,
     },
-  },
-};
+  };
+}

@@ -1,0 +1,266 @@
+// WebAssembly SIMD kernels for the CPU backends. They see only linear memory: the TypeScript
+// side (src/wasm/) lays the operands out, copies them in and out, and bands large inputs.
+// Built twice by `npm run build`: plain SIMD (f32x4.mul + f32x4.add) and, for runtimes that
+// validate it, relaxed SIMD (f32x4.relaxed_madd, a fused multiply-add where the CPU has one).
+
+// @ts-ignore: decorator
+@inline function madd(a: v128, b: v128, c: v128): v128 {
+  if (ASC_FEATURE_RELAXED_SIMD) return f32x4.relaxed_madd(a, b, c);
+  return f32x4.add(f32x4.mul(a, b), c);
+}
+
+// @ts-ignore: decorator
+@inline function maddF64(a: v128, b: v128, c: v128): v128 {
+  if (ASC_FEATURE_RELAXED_SIMD) return f64x2.relaxed_madd(a, b, c);
+  return f64x2.add(f64x2.mul(a, b), c);
+}
+
+/** Stores the first `n` (0..4) lanes of `v` at `p`. */
+// @ts-ignore: decorator
+@inline function storeLanes(p: usize, v: v128, n: i32): void {
+  if (n >= 4) v128.store(p, v);
+  else if (n == 3) {
+    v128.store64_lane(p, v, 0);
+    v128.store32_lane(p, v, 2, 8);
+  } else if (n == 2) v128.store64_lane(p, v, 0);
+  else if (n == 1) v128.store32_lane(p, v, 0);
+}
+
+/**
+ * conv2d ('same', zero padding) of one zero-padded band. `inp` holds the band's input rows with
+ * r = (k−1)/2 zero rows above and below (plus 3 more below), r zero columns on the left and at
+ * least 8 + r on the right, `inStride` floats apart; output row y, column x reads
+ * inp[(y + i)·inStride + x + j] · filter[i·k + j]. Writes `rows` × `width` floats at `out`
+ * (row stride `width`, nothing past the last row's end). Register tile: 4 rows × 8 pixels.
+ */
+export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: usize, rows: i32, width: i32): void {
+  const s = (<usize>inStride) << 2;
+  for (let y = 0; y < rows; y += 4) {
+    const rowsHere = min(4, rows - y);
+    for (let x = 0; x < width; x += 8) {
+      let a0 = f32x4.splat(0), b0 = f32x4.splat(0);
+      let a1 = f32x4.splat(0), b1 = f32x4.splat(0);
+      let a2 = f32x4.splat(0), b2 = f32x4.splat(0);
+      let a3 = f32x4.splat(0), b3 = f32x4.splat(0);
+      let f = filter;
+      let row = inp + ((<usize>(y * inStride + x)) << 2);
+      for (let i = 0; i < k; i++) {
+        let p = row;
+        const fEnd = f + ((<usize>k) << 2);
+        while (f < fEnd) {
+          const w = v128.load32_splat(f);
+          a0 = madd(v128.load(p), w, a0);
+          b0 = madd(v128.load(p, 16), w, b0);
+          const p1 = p + s;
+          a1 = madd(v128.load(p1), w, a1);
+          b1 = madd(v128.load(p1, 16), w, b1);
+          const p2 = p1 + s;
+          a2 = madd(v128.load(p2), w, a2);
+          b2 = madd(v128.load(p2, 16), w, b2);
+          const p3 = p2 + s;
+          a3 = madd(v128.load(p3), w, a3);
+          b3 = madd(v128.load(p3, 16), w, b3);
+          p += 4;
+          f += 4;
+        }
+        row += s;
+      }
+      const cols = width - x;
+      let o = out + ((<usize>(y * width + x)) << 2);
+      const wb = (<usize>width) << 2;
+      if (cols >= 8) {
+        v128.store(o, a0); v128.store(o, b0, 16);
+        if (rowsHere > 1) { o += wb; v128.store(o, a1); v128.store(o, b1, 16); }
+        if (rowsHere > 2) { o += wb; v128.store(o, a2); v128.store(o, b2, 16); }
+        if (rowsHere > 3) { o += wb; v128.store(o, a3); v128.store(o, b3, 16); }
+      } else {
+        storeLanes(o, a0, cols); storeLanes(o + 16, b0, cols - 4);
+        if (rowsHere > 1) { o += wb; storeLanes(o, a1, cols); storeLanes(o + 16, b1, cols - 4); }
+        if (rowsHere > 2) { o += wb; storeLanes(o, a2, cols); storeLanes(o + 16, b2, cols - 4); }
+        if (rowsHere > 3) { o += wb; storeLanes(o, a3, cols); storeLanes(o + 16, b3, cols - 4); }
+      }
+    }
+  }
+}
+
+/**
+ * One image of the conv layer (stride 1, no padding). `inp`: [C][H][W] followed by at least
+ * 8 + k floats of slack (the last tile of a row reads past the row; those lanes are dropped).
+ * `weights`: [ceil(M/4)][C][k][k][4], the weights of 4 consecutive maps side by side (zeros for
+ * maps past M). `bias`: ceil(M/4)·4 floats. Writes [M][OH][OW] at `out`. Register tile:
+ * 4 maps × 8 pixels of one output row.
+ */
+export function convLayer(inp: usize, channels: i32, height: i32, width: i32, weights: usize, maps: i32, k: i32, bias: usize, relu: bool, out: usize): void {
+  const outH = height - k + 1;
+  const outW = width - k + 1;
+  const plane = <usize>(outH * outW) << 2;
+  const rowBytes = (<usize>width) << 2;
+  const chanBytes = (<usize>(height * width)) << 2;
+  const tapBytes = (<usize>(channels * k * k)) << 4;
+  const zero = f32x4.splat(0);
+  for (let m = 0; m < maps; m += 4) {
+    const mapsHere = min(4, maps - m);
+    const wBase = weights + (<usize>(m >> 2)) * tapBytes;
+    const bv0 = v128.load32_splat(bias + ((<usize>m) << 2));
+    const bv1 = v128.load32_splat(bias + ((<usize>m) << 2), 4);
+    const bv2 = v128.load32_splat(bias + ((<usize>m) << 2), 8);
+    const bv3 = v128.load32_splat(bias + ((<usize>m) << 2), 12);
+    const o0 = out + (<usize>m) * plane;
+    for (let h = 0; h < outH; h++) {
+      for (let x = 0; x < outW; x += 8) {
+        let a0 = bv0, b0 = bv0;
+        let a1 = bv1, b1 = bv1;
+        let a2 = bv2, b2 = bv2;
+        let a3 = bv3, b3 = bv3;
+        let w = wBase;
+        let chan = inp + ((<usize>(h * width + x)) << 2);
+        for (let c = 0; c < channels; c++) {
+          let row = chan;
+          for (let p = 0; p < k; p++) {
+            let q = row;
+            const qEnd = row + ((<usize>k) << 2);
+            while (q < qEnd) {
+              const i0 = v128.load(q);
+              const i1 = v128.load(q, 16);
+              let wv = v128.load32_splat(w);
+              a0 = madd(i0, wv, a0);
+              b0 = madd(i1, wv, b0);
+              wv = v128.load32_splat(w, 4);
+              a1 = madd(i0, wv, a1);
+              b1 = madd(i1, wv, b1);
+              wv = v128.load32_splat(w, 8);
+              a2 = madd(i0, wv, a2);
+              b2 = madd(i1, wv, b2);
+              wv = v128.load32_splat(w, 12);
+              a3 = madd(i0, wv, a3);
+              b3 = madd(i1, wv, b3);
+              q += 4;
+              w += 16;
+            }
+            row += rowBytes;
+          }
+          chan += chanBytes;
+        }
+        if (relu) {
+          // f32x4.max keeps NaN as NaN, like the reference's ReLU.
+          a0 = f32x4.max(a0, zero); b0 = f32x4.max(b0, zero);
+          a1 = f32x4.max(a1, zero); b1 = f32x4.max(b1, zero);
+          a2 = f32x4.max(a2, zero); b2 = f32x4.max(b2, zero);
+          a3 = f32x4.max(a3, zero); b3 = f32x4.max(b3, zero);
+        }
+        const cols = outW - x;
+        const o = o0 + ((<usize>(h * outW + x)) << 2);
+        if (cols >= 8) {
+          v128.store(o, a0); v128.store(o, b0, 16);
+          if (mapsHere > 1) { v128.store(o + plane, a1); v128.store(o + plane, b1, 16); }
+          if (mapsHere > 2) { v128.store(o + 2 * plane, a2); v128.store(o + 2 * plane, b2, 16); }
+          if (mapsHere > 3) { v128.store(o + 3 * plane, a3); v128.store(o + 3 * plane, b3, 16); }
+        } else {
+          storeLanes(o, a0, cols); storeLanes(o + 16, b0, cols - 4);
+          if (mapsHere > 1) { storeLanes(o + plane, a1, cols); storeLanes(o + plane + 16, b1, cols - 4); }
+          if (mapsHere > 2) { storeLanes(o + 2 * plane, a2, cols); storeLanes(o + 2 * plane + 16, b2, cols - 4); }
+          if (mapsHere > 3) { storeLanes(o + 3 * plane, a3, cols); storeLanes(o + 3 * plane + 16, b3, cols - 4); }
+        }
+      }
+    }
+  }
+}
+
+/**
+ * One Jacobi step of the 7-point stencil, f32, over z-planes [zStart, zEnd) of an
+ * [nz][ny][nx] grid: reads `src`, writes `dst` (both byte addresses of the grid's first cell).
+ * Boundary cells get 0, or their `src` value when `copy`.
+ */
+export function stencilF32(src: usize, dst: usize, nx: i32, ny: i32, nz: i32, c0: f32, c1: f32, copy: bool, zStart: i32, zEnd: i32): void {
+  const plane = <usize>(nx * ny);
+  const pb = plane << 2;
+  const xb = (<usize>nx) << 2;
+  const vc0 = f32x4.splat(c0);
+  const vc1 = f32x4.splat(c1);
+  for (let z = zStart; z < zEnd; z++) {
+    const zOff = (<usize>z) * pb;
+    if (z == 0 || z == nz - 1 || ny < 3 || nx < 3) {
+      if (copy) memory.copy(dst + zOff, src + zOff, pb);
+      else memory.fill(dst + zOff, 0, pb);
+      continue;
+    }
+    const last = zOff + (<usize>(ny - 1)) * xb;
+    if (copy) {
+      memory.copy(dst + zOff, src + zOff, xb);
+      memory.copy(dst + last, src + last, xb);
+    } else {
+      memory.fill(dst + zOff, 0, xb);
+      memory.fill(dst + last, 0, xb);
+    }
+    for (let y = 1; y < ny - 1; y++) {
+      const row = zOff + (<usize>y) * xb;
+      const s = src + row;
+      const d = dst + row;
+      store<f32>(d, copy ? load<f32>(s) : 0);
+      const end = (<usize>(nx - 1)) << 2;
+      store<f32>(d + end, copy ? load<f32>(s + end) : 0);
+      let i: usize = 4;
+      // Vectors of 4 interior cells, then the remainder one cell at a time.
+      for (; i + 16 <= end; i += 16) {
+        const p = s + i;
+        const n = f32x4.add(
+          f32x4.add(f32x4.add(v128.load(p - 4), v128.load(p + 4)), f32x4.add(v128.load(p - xb), v128.load(p + xb))),
+          f32x4.add(v128.load(p - pb), v128.load(p + pb)),
+        );
+        v128.store(d + i, madd(vc0, v128.load(p), f32x4.mul(vc1, n)));
+      }
+      for (; i < end; i += 4) {
+        const p = s + i;
+        const n = (load<f32>(p - 4) + load<f32>(p + 4)) + (load<f32>(p - xb) + load<f32>(p + xb)) + (load<f32>(p - pb) + load<f32>(p + pb));
+        store<f32>(d + i, c0 * load<f32>(p) + c1 * n);
+      }
+    }
+  }
+}
+
+/** `stencilF32` for f64 grids (f64x2 vectors). */
+export function stencilF64(src: usize, dst: usize, nx: i32, ny: i32, nz: i32, c0: f64, c1: f64, copy: bool, zStart: i32, zEnd: i32): void {
+  const plane = <usize>(nx * ny);
+  const pb = plane << 3;
+  const xb = (<usize>nx) << 3;
+  const vc0 = f64x2.splat(c0);
+  const vc1 = f64x2.splat(c1);
+  for (let z = zStart; z < zEnd; z++) {
+    const zOff = (<usize>z) * pb;
+    if (z == 0 || z == nz - 1 || ny < 3 || nx < 3) {
+      if (copy) memory.copy(dst + zOff, src + zOff, pb);
+      else memory.fill(dst + zOff, 0, pb);
+      continue;
+    }
+    const last = zOff + (<usize>(ny - 1)) * xb;
+    if (copy) {
+      memory.copy(dst + zOff, src + zOff, xb);
+      memory.copy(dst + last, src + last, xb);
+    } else {
+      memory.fill(dst + zOff, 0, xb);
+      memory.fill(dst + last, 0, xb);
+    }
+    for (let y = 1; y < ny - 1; y++) {
+      const row = zOff + (<usize>y) * xb;
+      const s = src + row;
+      const d = dst + row;
+      store<f64>(d, copy ? load<f64>(s) : 0);
+      const end = (<usize>(nx - 1)) << 3;
+      store<f64>(d + end, copy ? load<f64>(s + end) : 0);
+      let i: usize = 8;
+      for (; i + 16 <= end; i += 16) {
+        const p = s + i;
+        const n = f64x2.add(
+          f64x2.add(f64x2.add(v128.load(p - 8), v128.load(p + 8)), f64x2.add(v128.load(p - xb), v128.load(p + xb))),
+          f64x2.add(v128.load(p - pb), v128.load(p + pb)),
+        );
+        v128.store(d + i, maddF64(vc0, v128.load(p), f64x2.mul(vc1, n)));
+      }
+      for (; i < end; i += 8) {
+        const p = s + i;
+        const n = (load<f64>(p - 8) + load<f64>(p + 8)) + (load<f64>(p - xb) + load<f64>(p + xb)) + (load<f64>(p - pb) + load<f64>(p + pb));
+        store<f64>(d + i, c0 * load<f64>(p) + c1 * n);
+      }
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * The WebAssembly SIMD kernels (assembly/kernels.ts), built by `npm run build` into dist/ in two
+ * flavours: plain 128-bit SIMD and relaxed SIMD (fused multiply-add). The paths are relative to
+ * the package root, so they resolve the same from src/wasm/ (tests) and dist/wasm/ (built code).
+ */
+const PLAIN_URL = new URL('../../dist/kernels-simd.wasm', import.meta.url);
+const RELAXED_URL = new URL('../../dist/kernels-relaxed-simd.wasm', import.meta.url);
+
+/** Smallest modules that use one v128 instruction (`f32x4.splat`) and one relaxed one (`f32x4.relaxed_madd`). */
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 11, 1, 9, 0, 67, 0, 0, 0, 0, 253, 19, 11]);
+const RELAXED_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 28, 1, 26, 0, 67, 0, 0, 0, 0, 253, 19, 67, 0, 0, 0, 0, 253, 19, 67, 0, 0, 0, 0, 253, 19, 253, 133, 2, 11,
+]);
+
+/** The parts of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
+interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
+  readonly Module: new (bytes: Uint8Array) => WasmModule;
+  readonly Instance: new (module: WasmModule, imports: object) => { readonly exports: unknown };
+}
+/** A compiled module (opaque here). */
+export type WasmModule = object & { readonly __wasmModule?: never };
+const wasmApi = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+
+export interface KernelExports {
+  readonly memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  conv2d(inp: number, inStride: number, filter: number, k: number, out: number, rows: number, width: number): void;
+  convLayer(inp: number, channels: number, height: number, width: number, weights: number, maps: number, k: number, bias: number, relu: number, out: number): void;
+  stencilF32(src: number, dst: number, nx: number, ny: number, nz: number, c0: number, c1: number, copy: number, zStart: number, zEnd: number): void;
+  stencilF64(src: number, dst: number, nx: number, ny: number, nz: number, c0: number, c1: number, copy: number, zStart: number, zEnd: number): void;
+}
+
+const PAGE = 65536;
+
+/**
+ * One instance of the kernels with its own linear memory. The memory grows to what a call
+ * needs and is reused by the next call; the callers band their work so that a call needs at
+ * most a bounded amount (see `BAND_BYTES`).
+ */
+export class WasmKernels {
+  readonly k: KernelExports;
+  private f32view = new Float32Array(0);
+  private f64view = new Float64Array(0);
+  constructor(module: WasmModule) {
+    this.k = new wasmApi!.Instance(module, {}).exports as unknown as KernelExports;
+  }
+  /** Grows the memory to at least `bytes`. Views taken before a call to `reserve` are stale after it. */
+  reserve(bytes: number): void {
+    const have = this.k.memory.buffer.byteLength;
+    if (bytes > have) this.k.memory.grow(Math.ceil((bytes - have) / PAGE));
+  }
+  get bytes(): number {
+    return this.k.memory.buffer.byteLength;
+  }
+  /** The memory as f32 (recreated after growth). */
+  get f32(): Float32Array {
+    if (this.f32view.buffer !== this.k.memory.buffer) this.f32view = new Float32Array(this.k.memory.buffer);
+    return this.f32view;
+  }
+  get f64(): Float64Array {
+    if (this.f64view.buffer !== this.k.memory.buffer) this.f64view = new Float64Array(this.k.memory.buffer);
+    return this.f64view;
+  }
+}
+
+/** How much linear memory one band of work may use; larger inputs are processed in bands. */
+export const BAND_BYTES = 64 * 2 ** 20;
+
+/** An idle instance whose memory grew past this is dropped rather than kept for the next call. */
+const KEEP_BYTES = 2 * BAND_BYTES;
+
+export interface WasmSupport {
+  /** What the `wasm-simd` variants run: `'relaxed-simd'` (fused multiply-add) or `'simd'`. */
+  readonly flavour: 'relaxed-simd' | 'simd';
+  readonly module: WasmModule;
+}
+
+let support: WasmSupport | { readonly unavailable: string } | undefined;
+
+/** Detects WebAssembly SIMD once per thread and compiles the module; `unavailable` says why not. */
+export function wasmSupport(): WasmSupport | { readonly unavailable: string } {
+  if (support !== undefined) return support;
+  if (wasmApi === undefined || !wasmApi.validate(SIMD_PROBE)) {
+    support = { unavailable: 'this runtime has no WebAssembly SIMD' };
+    return support;
+  }
+  const relaxed = wasmApi.validate(RELAXED_PROBE);
+  const url = relaxed ? RELAXED_URL : PLAIN_URL;
+  try {
+    support = { flavour: relaxed ? 'relaxed-simd' : 'simd', module: new wasmApi.Module(readFileSync(url)) };
+  } catch (e) {
+    support = { unavailable: `the WebAssembly kernels could not be loaded from ${url.pathname} (${e instanceof Error ? e.message : String(e)}); run npm run build` };
+  }
+  return support;
+}
+
+const idle: WasmKernels[] = [];
+
+/**
+ * Runs `fn` with an instance no other call is using: calls that yield to the event loop between
+ * bands may overlap, and each needs its memory to itself. Idle instances are kept (at most two,
+ * none whose memory grew past `KEEP_BYTES`), so memory is reused across calls and backends.
+ */
+export function withKernels<T>(s: WasmSupport, fn: (w: WasmKernels) => T): T {
+  const w = idle.pop() ?? new WasmKernels(s.module);
+  let result: T;
+  try {
+    result = fn(w);
+  } catch (e) {
+    release(w);
+    throw e;
+  }
+  if (result instanceof Promise) return result.finally(() => release(w)) as T;
+  release(w);
+  return result;
+}
+
+function release(w: WasmKernels): void {
+  if (idle.length < 2 && w.bytes <= KEEP_BYTES) idle.push(w);
+}
