@@ -1,0 +1,101 @@
+/**
+ * Where does the pool start to pay? For each op, a ladder of sizes is run inline
+ * (`inlineBelow: Infinity`) and on the pool (`inlineBelow: 0`), alternating the two so that
+ * machine noise hits both alike; the crossover is the smallest size from which the pool's median
+ * stays below the inline median. The numbers behind `DEFAULT_INLINE_BELOW` (src/options.ts).
+ *
+ *   node packages/piscina/dist/bench/threshold.js [--threads N] [--runs 15] [--ops conv2d,scan,...]
+ */
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+// Only the main entry of @kernelkit/ops: its ./testing entry loads vitest, which the GPU host lacks.
+import { makeConv2dArgs, makeConvLayerArgs, makeScanArgs, makeStencil3dArgs, OP_NAMES, Rng, type Backend, type GridSearchArgs, type OpName } from '@kernelkit/ops';
+import { createPiscinaBackend } from '../index.js';
+
+const { values: argv } = parseArgs({
+  options: {
+    threads: { type: 'string' },
+    runs: { type: 'string', default: '15' },
+    ops: { type: 'string' },
+  },
+});
+const threads = argv.threads === undefined ? os.availableParallelism() : Number(argv.threads);
+const runs = Number(argv.runs);
+const ops = (argv.ops?.split(',') ?? [...OP_NAMES]) as OpName[];
+
+interface Rung {
+  readonly work: number;
+  readonly label: string;
+  readonly args: unknown;
+}
+
+function gridCase(c: number): GridSearchArgs {
+  const d = 5;
+  const rng = new Rng(c);
+  const dims = Array.from({ length: d }, () => ({ lower: 0, upper: c, step: 1 }));
+  const coefficients = Array.from({ length: 3 * d }, () => rng.uniform(-1, 1));
+  return { dims, coefficients, targets: [0.5 * c, 0, 0.1 * c], tolerances: [0.3 * c, 0.3 * c, 0.3 * c] };
+}
+
+function ladder(op: OpName): Rung[] {
+  switch (op) {
+    case 'conv2d':
+      return [24, 48, 64, 96, 128, 192, 256, 384, 512, 768].map((s) => ({ work: s * s * 25, label: `${s}², k=5`, args: makeConv2dArgs({ batch: 1, height: s, width: s, k: 5 }) }));
+    case 'stencil3d':
+      return [12, 16, 24, 32, 40, 48, 64, 80].map((n) => ({ work: n ** 3 * 4, label: `${n}³ × 4 steps`, args: makeStencil3dArgs({ n, steps: 4, boundary: 'copy' }) }));
+    case 'scan':
+      return [2 ** 13, 2 ** 14, 2 ** 15, 2 ** 16, 2 ** 17, 2 ** 18, 2 ** 19, 2 ** 20, 2 ** 21].map((n) => ({ work: n, label: `${n} u32`, args: makeScanArgs({ n, dtype: 'u32' }) }));
+    case 'gridSearch':
+      return [4, 5, 6, 8, 10, 12, 14, 16, 20].map((c) => ({ work: c ** 5, label: `${c}^5 points`, args: gridCase(c) }));
+    case 'convLayer':
+      return [12, 16, 20, 24, 32, 40, 48, 64, 86].map((s) => ({
+        work: (s - 6) ** 2 * 4 * 49,
+        label: `1×1×${s}², M=4, K=7`,
+        args: makeConvLayerArgs({ batch: 1, channels: 1, height: s, width: s, maps: 4, k: 7 }),
+      }));
+  }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function time(backend: Backend, op: OpName, args: unknown): Promise<number> {
+  // The brute force for grids: its work is the point count (pruning makes it data-dependent).
+  const options = op === 'gridSearch' ? { variant: 'naive' } : {};
+  const t0 = performance.now();
+  await (backend[op] as unknown as (a: unknown, o: object) => Promise<unknown>).call(backend, args, options);
+  return performance.now() - t0;
+}
+
+const all = Object.fromEntries(OP_NAMES.map((o) => [o, Number.POSITIVE_INFINITY]));
+const none = Object.fromEntries(OP_NAMES.map((o) => [o, 0]));
+await using inline = await createPiscinaBackend({ threads, inlineBelow: all });
+await using pool = await createPiscinaBackend({ threads, inlineBelow: none });
+process.stdout.write(`threshold: ${os.cpus()[0]?.model.trim()}, ${threads} threads, median of ${runs}, Node ${process.version}\n`);
+for (const op of ops) {
+  const rungs = ladder(op);
+  // Warm both paths (JIT on this thread and in every worker).
+  for (const r of rungs) for (let i = 0; i < 3; i++) await Promise.all([time(inline, op, r.args), time(pool, op, r.args)]);
+  const rows: Array<{ r: Rung; inl: number; pl: number }> = [];
+  for (const r of rungs) {
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      a.push(await time(inline, op, r.args));
+      b.push(await time(pool, op, r.args));
+    }
+    rows.push({ r, inl: median(a), pl: median(b) });
+  }
+  let cross: number | undefined;
+  for (let i = rows.length - 1; i >= 0 && rows[i]!.pl < rows[i]!.inl; i--) cross = rows[i]!.r.work;
+  const big = rows.at(-1)!;
+  const nsPerUnit = (1e6 * big.inl) / big.r.work;
+  const oneMs = 1e6 / nsPerUnit;
+  process.stdout.write(
+    `\n${op}: pool wins from ${cross === undefined ? 'never (in this ladder)' : `${cross} work units (≈ 2^${Math.log2(cross).toFixed(1)})`}; ` +
+      `inline ${nsPerUnit.toFixed(2)} ns/unit, so 1 ms of work ≈ ${Math.round(oneMs)} units (≈ 2^${Math.log2(oneMs).toFixed(1)}); ` +
+      `pool fixed cost ≈ ${rows[0]!.pl.toFixed(3)} ms\n`,
+  );
+  for (const { r, inl, pl } of rows) {
+    process.stdout.write(`  ${r.label.padEnd(22)} work ${String(r.work).padStart(9)}  inline ${inl.toFixed(3).padStart(8)} ms  pool ${pl.toFixed(3).padStart(8)} ms  ${pl < inl ? 'pool' : 'inline'}\n`);
+  }
+}
