@@ -26,6 +26,8 @@ export interface Conv2dTask {
   readonly k: number;
   readonly rowStart: number;
   readonly rowEnd: number;
+  /** Run the WebAssembly SIMD kernel (`wasm-simd` variant) instead of the JavaScript one. */
+  readonly simd: boolean;
 }
 
 export interface ConvLayerTask {
@@ -38,6 +40,8 @@ export interface ConvLayerTask {
   readonly dims: ConvLayerDims;
   readonly planeStart: number;
   readonly planeEnd: number;
+  /** Run the WebAssembly SIMD kernel (`wasm-simd` variant) instead of the JavaScript one. */
+  readonly simd: boolean;
 }
 
 interface StencilCommon {

@@ -4,7 +4,19 @@
  * there by the pool, also when the tests import the TypeScript sources.
  */
 import { move } from 'piscina';
-import { conv2dRows, convLayerPlanes, gridNaiveRange, gridPrunedRange, scanRange, stencilStep, sumRange } from '@kernelkit/cpu';
+import {
+  conv2dRows,
+  conv2dRowsSimd,
+  convLayerPlanes,
+  convLayerPlanesSimd,
+  gridNaiveRange,
+  gridPrunedRange,
+  scanRange,
+  stencilStep,
+  sumRange,
+  WasmKernels,
+  wasmSupport,
+} from '@kernelkit/cpu';
 import { PointSink, type GridSearchProblem } from '@kernelkit/ops';
 import {
   CTRL_ARRIVED,
@@ -39,6 +51,16 @@ let acc = new Float64Array(1024);
 function scratch(n: number): Float64Array {
   if (acc.length < n) acc = new Float64Array(Math.max(n, acc.length * 2));
   return acc;
+}
+
+// This worker's instance of the WebAssembly SIMD kernels, made on the first task that asks for
+// them; its memory grows to the largest band seen and is reused by every later task.
+let simdKernels: WasmKernels | undefined;
+function kernels(): WasmKernels {
+  if (simdKernels !== undefined) return simdKernels;
+  const s = wasmSupport();
+  if (!('module' in s)) throw new Error(`kernelkit: wasm-simd task on a worker without it (${s.unavailable})`);
+  return (simdKernels = new WasmKernels(s.module));
 }
 
 const STOPPED = STOPPED_MESSAGE;
@@ -163,11 +185,13 @@ export default function run(task: Task): unknown {
   if (task.fault !== undefined && task.kind !== 'stencilSlab') injected(task.fault);
   switch (task.kind) {
     case 'conv2d':
-      conv2dRows(view(task.input), view(task.filter), view(task.out), task.height, task.width, task.k, task.rowStart, task.rowEnd, scratch(task.width));
+      if (task.simd) conv2dRowsSimd(kernels(), view(task.input), view(task.filter), view(task.out), task.height, task.width, task.k, task.rowStart, task.rowEnd);
+      else conv2dRows(view(task.input), view(task.filter), view(task.out), task.height, task.width, task.k, task.rowStart, task.rowEnd, scratch(task.width));
       return undefined;
     case 'convLayer': {
       const d = task.dims;
-      convLayerPlanes(view(task.input), view(task.weights), task.bias && view(task.bias), task.relu, view(task.out), d, task.planeStart, task.planeEnd, scratch(d.outHeight * d.outWidth));
+      if (task.simd) convLayerPlanesSimd(kernels(), view(task.input), view(task.weights), task.bias && view(task.bias), task.relu, view(task.out), d, task.planeStart, task.planeEnd);
+      else convLayerPlanes(view(task.input), view(task.weights), task.bias && view(task.bias), task.relu, view(task.out), d, task.planeStart, task.planeEnd, scratch(d.outHeight * d.outWidth));
       return undefined;
     }
     case 'stencilStep':

@@ -1,46 +1,61 @@
-import { conv2dRows } from '@kernelkit/cpu';
-import type { OpImplementation } from '@kernelkit/ops';
+import { allFinite, conv2dRows, conv2dRowsSimd, wasmSupport, withKernels } from '@kernelkit/cpu';
+import type { OpContext, OpImplementation, OpOutput, Conv2dProblem } from '@kernelkit/ops';
 import { split, taskCount } from '../call.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
 /** Smallest band worth a task, in multiply-adds (~0.1 ms of work). */
 const MIN_TASK_MACS = 2 ** 17;
 
+const NON_FINITE_NOTE = 'the filter has NaN or Infinity, which the wasm kernel would spread over the zero padding: ran the rows (JavaScript) kernel';
+
 /**
  * Row bands over the flattened (batch·height) rows, 4 per thread so a slow band does not hold
  * the others up. A band reads its rows plus `r` halo rows on each side straight from the shared
  * input; the input is copied into shared memory band by band just before each band is queued,
  * and each band's output is copied out as soon as it is done, so both copies overlap the work.
+ * `wasm-simd` (the default where the runtime has WebAssembly SIMD) runs the same bands on the
+ * WebAssembly kernel, which each worker instantiates once; `rows` runs the JavaScript one.
  */
 export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
+  const s = wasmSupport();
+  const simd = 'module' in s ? s : undefined;
+  const bands = async (p: Conv2dProblem, ctx: OpContext<Float32Array>, useSimd: boolean): Promise<OpOutput<Float32Array>> => {
+    const rows = p.batch * p.height;
+    const work = rows * p.width * p.k * p.k;
+    if (inline(env, 'conv2d', work)) {
+      const out = ctx.out ?? new Float32Array(rows * p.width);
+      if (useSimd && simd !== undefined) withKernels(simd, (w) => conv2dRowsSimd(w, p.input, p.filter, out, p.height, p.width, p.k, 0, rows));
+      else conv2dRows(p.input, p.filter, out, p.height, p.width, p.k, 0, rows, new Float64Array(p.width));
+      return { data: out, notes: [INLINE_NOTE] };
+    }
+    const call = newCall(env, 'conv2d', ctx.signal);
+    const input = call.input(p.input);
+    const filter = call.input(p.filter).all();
+    const out = call.output(Float32Array, rows * p.width, ctx.out);
+    const r = (p.k - 1) >> 1;
+    for (const [r0, r1] of split(rows, taskCount(rows, work, env.pool.threads, 4, MIN_TASK_MACS))) {
+      input.ensure(Math.min(rows, r1 + r) * p.width);
+      call.submit(
+        { kind: 'conv2d', input: input.ref, filter: filter.ref, out: out.ref, height: p.height, width: p.width, k: p.k, rowStart: r0, rowEnd: r1, simd: useSimd },
+        () => out.copyOut(r0 * p.width, r1 * p.width),
+      );
+    }
+    // Fault the result's pages in while the workers run (the main thread is idle until the first band is done).
+    out.prefault();
+    await call.finish(() => out.complete());
+    return { data: out.result(), ...copyTimes(call, ctx.timing) };
+  };
+  const rows: OpImplementation<'conv2d'>['variants'][string] = (p, ctx) => bands(p, ctx, false);
+  if (simd === undefined) return { defaultVariant: 'rows', variants: { rows } };
   return {
-    defaultVariant: 'rows',
+    defaultVariant: 'wasm-simd',
     variants: {
-      async rows(p, ctx) {
-        const rows = p.batch * p.height;
-        const work = rows * p.width * p.k * p.k;
-        if (inline(env, 'conv2d', work)) {
-          const out = ctx.out ?? new Float32Array(rows * p.width);
-          conv2dRows(p.input, p.filter, out, p.height, p.width, p.k, 0, rows, new Float64Array(p.width));
-          return { data: out, notes: [INLINE_NOTE] };
-        }
-        const call = newCall(env, 'conv2d', ctx.signal);
-        const input = call.input(p.input);
-        const filter = call.input(p.filter).all();
-        const out = call.output(Float32Array, rows * p.width, ctx.out);
-        const r = (p.k - 1) >> 1;
-        for (const [r0, r1] of split(rows, taskCount(rows, work, env.pool.threads, 4, MIN_TASK_MACS))) {
-          input.ensure(Math.min(rows, r1 + r) * p.width);
-          call.submit(
-            { kind: 'conv2d', input: input.ref, filter: filter.ref, out: out.ref, height: p.height, width: p.width, k: p.k, rowStart: r0, rowEnd: r1 },
-            () => out.copyOut(r0 * p.width, r1 * p.width),
-          );
-        }
-        // Fault the result's pages in while the workers run (the main thread is idle until the first band is done).
-        out.prefault();
-        await call.finish(() => out.complete());
-        return { data: out.result(), ...copyTimes(call, ctx.timing) };
+      async 'wasm-simd'(p, ctx) {
+        if (allFinite(p.filter)) return bands(p, ctx, true);
+        const res = await bands(p, ctx, false);
+        return { ...res, notes: [...(res.notes ?? []), NON_FINITE_NOTE] };
       },
+      rows,
     },
   };
 }
