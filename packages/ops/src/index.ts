@@ -37,7 +37,7 @@ export type { Mismatch } from './testing/compare.js';
 // conv2d
 export type { Conv2dArgs, Conv2dProblem } from './conv2d/types.js';
 export { validateConv2d } from './conv2d/validate.js';
-export { conv2dOutputLength, conv2dPixels, conv2dFlops } from './conv2d/shape.js';
+export { conv2dOutputLength, conv2dPixels, conv2dMultiplyAdds, conv2dFlops } from './conv2d/shape.js';
 export { conv2dReference } from './conv2d/reference.js';
 export { conv2dSample } from './conv2d/sample.js';
 export { CONV2D_WORKLOADS, makeConv2dArgs } from './conv2d/workloads.js';
@@ -76,7 +76,7 @@ export type { GridSearchWorkload } from './grid-search/workloads.js';
 // convLayer
 export type { ConvLayerArgs, ConvLayerProblem } from './conv-layer/types.js';
 export { validateConvLayer } from './conv-layer/validate.js';
-export { convLayerOutputLength, convLayerOutputShape, convLayerFlops } from './conv-layer/shape.js';
+export { convLayerOutputLength, convLayerOutputShape, convLayerMultiplyAdds, convLayerFlops } from './conv-layer/shape.js';
 export { convLayerReference } from './conv-layer/reference.js';
 export { convLayerSample } from './conv-layer/sample.js';
 export { CONV_LAYER_WORKLOADS, makeConvLayerArgs } from './conv-layer/workloads.js';

@@ -9,6 +9,9 @@ export const convLayerOutputShape = (a: Pick<ConvLayerArgs, 'height' | 'width' |
 export const convLayerOutputLength = (p: Pick<ConvLayerProblem, 'batch' | 'maps' | 'outHeight' | 'outWidth'>): number =>
   p.batch * p.maps * p.outHeight * p.outWidth;
 
+/** C·K² multiply-adds per output (bias and ReLU not counted): the Piscina backend's work units. */
+export const convLayerMultiplyAdds = (p: Pick<ConvLayerProblem, 'batch' | 'maps' | 'outHeight' | 'outWidth' | 'channels' | 'k'>): number =>
+  convLayerOutputLength(p) * p.channels * p.k * p.k;
+
 /** 2 flops per multiply-add; the seeds' GFLOP/s. */
-export const convLayerFlops = (p: Pick<ConvLayerProblem, 'batch' | 'maps' | 'outHeight' | 'outWidth' | 'channels' | 'k'>): number =>
-  2 * convLayerOutputLength(p) * p.channels * p.k * p.k;
+export const convLayerFlops = (p: Pick<ConvLayerProblem, 'batch' | 'maps' | 'outHeight' | 'outWidth' | 'channels' | 'k'>): number => 2 * convLayerMultiplyAdds(p);

@@ -4,4 +4,6 @@ export const conv2dOutputLength = (p: Pick<Conv2dProblem, 'batch' | 'height' | '
 
 /** Multiply-adds per output pixel times pixels; the seeds report MPix/s and GFLOP/s from these. */
 export const conv2dPixels = (p: Pick<Conv2dProblem, 'batch' | 'height' | 'width'>): number => p.batch * p.height * p.width;
-export const conv2dFlops = (p: Pick<Conv2dProblem, 'batch' | 'height' | 'width' | 'k'>): number => 2 * p.k * p.k * conv2dPixels(p);
+/** k² multiply-adds per output pixel (ghost cells included): the Piscina backend's work units. */
+export const conv2dMultiplyAdds = (p: Pick<Conv2dProblem, 'batch' | 'height' | 'width' | 'k'>): number => p.k * p.k * conv2dPixels(p);
+export const conv2dFlops = (p: Pick<Conv2dProblem, 'batch' | 'height' | 'width' | 'k'>): number => 2 * conv2dMultiplyAdds(p);

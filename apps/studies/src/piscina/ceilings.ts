@@ -2,7 +2,7 @@
  * What the machine allows before any partitioning: weak-scaling probes that run the same fixed
  * work on every thread, each on private data, all released together.
  *
- *   node packages/piscina/dist/bench/ceilings.js --out DIR [--threads 1,2,4,8,16] [--runs 3]
+ *   node apps/studies/dist/piscina/ceilings.js --out DIR [--threads 1,2,4,8,16] [--runs 3]
  *        [--probes alu,stream,conv2d,convLayer]
  *
  * - alu: eight independent f64 multiply-add chains (no memory): per-core compute and clock.
@@ -15,30 +15,25 @@
  * coordination; whatever these numbers lose is the machine (shared cores, clocks, bandwidth).
  * Writes DIR/piscina-ceilings.json and .md.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { median } from '@kernelkit/core';
+import { Command, integer, integers, machineInfo, parseStudyArgs, someOf, writeTextFile } from '../common.js';
 import { PROBE_NAMES, PROBE_WORK, type ProbeName } from './ceiling-probes.js';
 
-function usage(msg: string): never {
-  process.stderr.write(`ceilings: ${msg}\nusage: node packages/piscina/dist/bench/ceilings.js --out DIR [--threads 1,2,4,8,16] [--runs 3] [--probes ${PROBE_NAMES.join(',')}]\n`);
-  process.exit(2);
-}
-
-const { values: argv } = parseArgs({
-  options: { out: { type: 'string' }, threads: { type: 'string' }, runs: { type: 'string', default: '3' }, probes: { type: 'string', default: PROBE_NAMES.join(',') } },
-});
-if (!argv.out) usage('--out DIR is required');
 const cores = os.availableParallelism();
-const THREADS = (argv.threads ?? [1, 2, 4, 8, 16, 32].filter((t) => t <= cores).join(',')).split(',').map(Number);
-if (THREADS.length === 0 || THREADS.some((t) => !Number.isInteger(t) || t < 1)) usage(`--threads: expected positive integers, got ${argv.threads}`);
-const RUNS = Number(argv.runs);
-if (!Number.isInteger(RUNS) || RUNS < 1) usage(`--runs: expected a positive integer, got ${argv.runs}`);
-const PROBES = argv.probes.split(',') as ProbeName[];
-for (const p of PROBES) if (!PROBE_NAMES.includes(p)) usage(`--probes: unknown probe ${p}; known: ${PROBE_NAMES.join(', ')}`);
+const argv = parseStudyArgs<{ out: string; threads?: number[]; runs: number; probes: ProbeName[] }>(
+  new Command('ceilings')
+    .description('weak-scaling probes of the machine: the same fixed work on every thread, all released together')
+    .requiredOption('--out <dir>', 'write piscina-ceilings.json and .md here')
+    .option('--threads <list>', 'thread counts, comma-separated (default powers of two up to the cores)', integers())
+    .option('--runs <n>', 'runs per cell (median)', integer(), 3)
+    .option('--probes <list>', `comma-separated: ${PROBE_NAMES.join(', ')}`, someOf(PROBE_NAMES), [...PROBE_NAMES]),
+);
+const THREADS = argv.threads ?? [1, 2, 4, 8, 16, 32].filter((t) => t <= cores);
+const RUNS = argv.runs;
+const PROBES = argv.probes;
 
 const WORKER = new URL('./ceiling-worker.js', import.meta.url);
 
@@ -101,8 +96,7 @@ for (const probe of PROBES) {
   results.push({ probe, unit: `${PROBE_WORK[probe].unit}/s`, cells });
 }
 
-const cpus = os.cpus();
-const machine = { cpu: cpus[0]?.model ?? 'unknown', cores, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, os: `${os.platform()} ${os.release()} ${os.arch()}` };
+const machine = machineInfo();
 if (THREADS[0] !== 1) process.stderr.write('note: efficiency is relative to the first thread count, not to one thread\n');
 const lines = [
   '# Machine ceilings for the Piscina backend (weak scaling)',
@@ -116,7 +110,6 @@ const lines = [
   ...results.map((r) => `| ${r.probe} | ${r.cells.map((c) => `${c.slowestMs.toFixed(0)} ms · ${(c.efficiency * 100).toFixed(0)}% · ${c.aggregate.toFixed(1)} ${r.unit}`).join(' | ')} |`),
   '',
 ];
-mkdirSync(argv.out!, { recursive: true });
-writeFileSync(path.join(argv.out!, 'piscina-ceilings.json'), JSON.stringify({ schema: 'kernelkit-piscina-ceilings/1', date: new Date().toISOString(), machine, runs: RUNS, threads: THREADS, results }, null, 2) + '\n');
-writeFileSync(path.join(argv.out!, 'piscina-ceilings.md'), lines.join('\n'));
-process.stderr.write(`wrote ${path.join(argv.out!, 'piscina-ceilings.md')}\n`);
+await writeTextFile(path.join(argv.out, 'piscina-ceilings.json'), JSON.stringify({ schema: 'kernelkit-piscina-ceilings/1', date: new Date().toISOString(), machine, runs: RUNS, threads: THREADS, results }, null, 2) + '\n');
+await writeTextFile(path.join(argv.out, 'piscina-ceilings.md'), lines.join('\n'));
+process.stderr.write(`wrote ${path.join(argv.out, 'piscina-ceilings.md')}\n`);

@@ -4,24 +4,40 @@
  * machine noise hits both alike; the crossover is the smallest size from which the pool's median
  * stays below the inline median. The numbers behind `DEFAULT_INLINE_BELOW` (src/options.ts).
  *
- *   node packages/piscina/dist/bench/threshold.js [--threads N] [--runs 15] [--ops conv2d,scan,...]
+ *   node apps/studies/dist/piscina/threshold.js [--threads N] [--runs 15] [--ops conv2d,scan,...]
  */
 import os from 'node:os';
-import { parseArgs } from 'node:util';
+import { median } from '@kernelkit/core';
 // Only the main entry of @kernelkit/ops: its ./testing entry loads vitest, which the GPU host lacks.
-import { makeConv2dArgs, makeConvLayerArgs, makeScanArgs, makeStencil3dArgs, OP_NAMES, Rng, type Backend, type GridSearchArgs, type OpName } from '@kernelkit/ops';
-import { createPiscinaBackend } from '../index.js';
+import {
+  conv2dMultiplyAdds,
+  convLayerMultiplyAdds,
+  convLayerOutputShape,
+  makeConv2dArgs,
+  makeConvLayerArgs,
+  makeScanArgs,
+  makeStencil3dArgs,
+  OP_NAMES,
+  Rng,
+  stencil3dPointUpdates,
+  validateGridSearch,
+  type Backend,
+  type GridSearchArgs,
+  type OpName,
+} from '@kernelkit/ops';
+import { createPiscinaBackend } from '@kernelkit/piscina';
+import { Command, integer, parseStudyArgs, someOf } from '../common.js';
 
-const { values: argv } = parseArgs({
-  options: {
-    threads: { type: 'string' },
-    runs: { type: 'string', default: '15' },
-    ops: { type: 'string' },
-  },
-});
-const threads = argv.threads === undefined ? os.availableParallelism() : Number(argv.threads);
-const runs = Number(argv.runs);
-const ops = (argv.ops?.split(',') ?? [...OP_NAMES]) as OpName[];
+const argv = parseStudyArgs<{ threads?: number; runs: number; ops?: OpName[] }>(
+  new Command('threshold')
+    .description('where the pool starts to pay: a ladder of sizes per op, inline against pooled')
+    .option('--threads <n>', 'pool threads (default: all available)', integer())
+    .option('--runs <n>', 'runs per size and path (median)', integer(), 15)
+    .option('--ops <list>', `comma-separated: ${OP_NAMES.join(', ')}`, someOf(OP_NAMES)),
+);
+const threads = argv.threads ?? os.availableParallelism();
+const runs = argv.runs;
+const ops = argv.ops ?? [...OP_NAMES];
 
 interface Rung {
   readonly work: number;
@@ -40,23 +56,22 @@ function gridCase(c: number): GridSearchArgs {
 function ladder(op: OpName): Rung[] {
   switch (op) {
     case 'conv2d':
-      return [24, 48, 64, 96, 128, 192, 256, 384, 512, 768].map((s) => ({ work: s * s * 25, label: `${s}², k=5`, args: makeConv2dArgs({ batch: 1, height: s, width: s, k: 5 }) }));
+      return [24, 48, 64, 96, 128, 192, 256, 384, 512, 768].map((s) => ({ work: conv2dMultiplyAdds({ batch: 1, height: s, width: s, k: 5 }), label: `${s}², k=5`, args: makeConv2dArgs({ batch: 1, height: s, width: s, k: 5 }) }));
     case 'stencil3d':
-      return [12, 16, 24, 32, 40, 48, 64, 80].map((n) => ({ work: n ** 3 * 4, label: `${n}³ × 4 steps`, args: makeStencil3dArgs({ n, steps: 4, boundary: 'copy' }) }));
+      return [12, 16, 24, 32, 40, 48, 64, 80].map((n) => ({ work: stencil3dPointUpdates({ nx: n, ny: n, nz: n, steps: 4 }), label: `${n}³ × 4 steps`, args: makeStencil3dArgs({ n, steps: 4, boundary: 'copy' }) }));
     case 'scan':
       return [2 ** 13, 2 ** 14, 2 ** 15, 2 ** 16, 2 ** 17, 2 ** 18, 2 ** 19, 2 ** 20, 2 ** 21].map((n) => ({ work: n, label: `${n} u32`, args: makeScanArgs({ n, dtype: 'u32' }) }));
     case 'gridSearch':
-      return [4, 5, 6, 8, 10, 12, 14, 16, 20].map((c) => ({ work: c ** 5, label: `${c}^5 points`, args: gridCase(c) }));
+      return [4, 5, 6, 8, 10, 12, 14, 16, 20].map((c) => ({ work: validateGridSearch(gridCase(c)).total, label: `${c}^5 points`, args: gridCase(c) }));
     case 'convLayer':
       return [12, 16, 20, 24, 32, 40, 48, 64, 86].map((s) => ({
-        work: (s - 6) ** 2 * 4 * 49,
+        work: convLayerMultiplyAdds({ batch: 1, channels: 1, maps: 4, k: 7, ...convLayerOutputShape({ height: s, width: s, k: 7 }) }),
         label: `1×1×${s}², M=4, K=7`,
         args: makeConvLayerArgs({ batch: 1, channels: 1, height: s, width: s, maps: 4, k: 7 }),
       }));
   }
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function time(backend: Backend, op: OpName, args: unknown): Promise<number> {
   // The brute force for grids: its work is the point count (pruning makes it data-dependent).

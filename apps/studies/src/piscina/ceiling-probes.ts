@@ -1,3 +1,5 @@
+import { conv2dFlops, convLayerFlops, convLayerOutputShape } from '@kernelkit/ops';
+
 /** Fixed per-thread work of each probe in ceilings.ts (weak scaling: every thread does this much). */
 export const PROBE_NAMES = ['alu', 'stream', 'conv2d', 'convLayer'] as const;
 export type ProbeName = (typeof PROBE_NAMES)[number];
@@ -8,15 +10,12 @@ export const STREAM_ELEMENTS = 32 * 2 ** 20;
 /** One image of the seed's conv2d batch (16×2048² K=11). */
 export const CONV2D_PROBE = { height: 2048, width: 2048, k: 11 } as const;
 /** 20 images of the ECE408 layer 2 (C4 M16 40² K7). */
-export const CONV_LAYER_PROBE = { batch: 20, channels: 4, height: 40, width: 40, maps: 16, k: 7, outHeight: 34, outWidth: 34 } as const;
+export const CONV_LAYER_PROBE = { batch: 20, channels: 4, height: 40, width: 40, maps: 16, k: 7, ...convLayerOutputShape({ height: 40, width: 40, k: 7 }) } as const;
 
 /** Work units per thread, for throughput columns. */
 export const PROBE_WORK: Readonly<Record<ProbeName, { readonly amount: number; readonly unit: string }>> = {
   alu: { amount: (ALU_ITERATIONS * 8 * 2) / 1e9, unit: 'GFLOP' },
   stream: { amount: (2 * 2 * 4 * STREAM_ELEMENTS) / 1e9, unit: 'GB' },
-  conv2d: { amount: (2 * CONV2D_PROBE.height * CONV2D_PROBE.width * CONV2D_PROBE.k ** 2) / 1e9, unit: 'GFLOP' },
-  convLayer: {
-    amount: (2 * CONV_LAYER_PROBE.batch * CONV_LAYER_PROBE.maps * CONV_LAYER_PROBE.channels * CONV_LAYER_PROBE.k ** 2 * CONV_LAYER_PROBE.outHeight * CONV_LAYER_PROBE.outWidth) / 1e9,
-    unit: 'GFLOP',
-  },
+  conv2d: { amount: conv2dFlops({ batch: 1, ...CONV2D_PROBE }) / 1e9, unit: 'GFLOP' },
+  convLayer: { amount: convLayerFlops(CONV_LAYER_PROBE) / 1e9, unit: 'GFLOP' },
 };

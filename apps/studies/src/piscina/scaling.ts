@@ -1,7 +1,7 @@
 /**
  * Scaling of the Piscina backend over the sequential CPU backend on the seeds' workloads.
  *
- *   node packages/piscina/dist/bench/scaling.js --out DIR [--threads 1,2,4,8,16] [--quick]
+ *   node apps/studies/dist/piscina/scaling.js --out DIR [--threads 1,2,4,8,16] [--quick]
  *        [--ops conv2d,stencil3d,scan,convLayer,gridSearch|none] [--runs 3] [--max-seq-s 60]
  *        [--budget-s 540] [--merge [--missing]] [--full-cs610]
  *
@@ -30,14 +30,18 @@
  * count (skipped earlier for the budget), so the holes of a table fill over several commands;
  * its sequential times also serve as the estimates that decide what fits.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { median } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
 import {
   compareGridPoints,
+  conv2dMultiplyAdds,
+  convLayerMultiplyAdds,
+  convLayerOutputShape,
+  cs610Points,
+  stencil3dPointUpdates,
   CONV2D_WORKLOADS,
   CONV_LAYER_WORKLOADS,
   CS610_DISP_PATH,
@@ -51,46 +55,18 @@ import {
   reduceGrid,
   SCAN_WORKLOADS,
   STENCIL3D_WORKLOADS,
-  verifyResult,
   type Backend,
   type GridPoints,
   type GridSearchArgs,
+  type OpArgs,
+  type OpData,
   type OpName,
   type ScanArray,
 } from '@kernelkit/ops';
-import { createPiscinaBackend } from '../index.js';
+import { createPiscinaBackend } from '@kernelkit/piscina';
+import { checkResult, Command, integer, integers, machineInfo, mergeRows, parseStudyArgs, positive, writeTextFile } from '../common.js';
 
 // ------------------------------------------------------------------------------ arguments
-
-const { values: argv } = parseArgs({
-  options: {
-    out: { type: 'string' },
-    threads: { type: 'string' },
-    quick: { type: 'boolean', default: false },
-    ops: { type: 'string' },
-    runs: { type: 'string', default: '3' },
-    'max-seq-s': { type: 'string', default: '60' },
-    'full-cs610': { type: 'boolean', default: false },
-    'budget-s': { type: 'string', default: '540' },
-    merge: { type: 'boolean', default: false },
-    missing: { type: 'boolean', default: false },
-    'cs610-steps': { type: 'string', default: '13' },
-    help: { type: 'boolean', default: false },
-  },
-});
-
-function usage(msg?: string): never {
-  if (msg) process.stderr.write(`scaling: ${msg}\n`);
-  process.stderr.write(
-    'usage: node packages/piscina/dist/bench/scaling.js --out DIR [--threads 1,2,4,8,16] [--quick]\n' +
-      '         [--ops conv2d,stencil3d,scan,convLayer,gridSearch|none] [--runs 3] [--max-seq-s 60]\n' +
-      '         [--budget-s 540] [--merge [--missing]] [--full-cs610]\n',
-  );
-  process.exit(msg ? 2 : 0);
-}
-if (argv.help) usage();
-if (!argv.out) usage('--out DIR is required');
-const OUT_DIR = path.resolve(argv.out);
 
 function defaultThreads(): number[] {
   const max = os.availableParallelism();
@@ -99,21 +75,50 @@ function defaultThreads(): number[] {
   if (t.at(-1) !== max) t.push(max);
   return t;
 }
-const THREADS = argv.threads ? argv.threads.split(',').map((s) => Number(s.trim())) : defaultThreads();
-if (THREADS.length === 0 || THREADS.some((t) => !Number.isInteger(t) || t < 1)) usage(`--threads: expected positive integers, got ${argv.threads}`);
-const RUNS = Number(argv.runs);
-if (!Number.isInteger(RUNS) || RUNS < 1) usage(`--runs: expected a positive integer, got ${argv.runs}`);
-const MAX_SEQ_MS = Number(argv['max-seq-s']) * 1000;
-if (!(MAX_SEQ_MS > 0)) usage(`--max-seq-s: expected a positive number, got ${argv['max-seq-s']}`);
-const BUDGET_MS = Number(argv['budget-s']) * 1000;
-if (!(BUDGET_MS > 0)) usage(`--budget-s: expected a positive number, got ${argv['budget-s']}`);
+
+const argv = parseStudyArgs<{
+  out: string;
+  threads?: number[];
+  quick?: boolean;
+  ops?: string;
+  runs: number;
+  maxSeqS: number;
+  fullCs610?: boolean;
+  budgetS: number;
+  merge?: boolean;
+  missing?: boolean;
+  cs610Steps: number;
+}>(
+  new Command('scaling')
+    .description('the Piscina backend over the sequential CPU backend at each thread count, every result checked against the CPU one')
+    .requiredOption('--out <dir>', 'write piscina-scaling.json and .md here')
+    .option('--threads <list>', 'thread counts, comma-separated (default powers of two up to the cores)', integers())
+    .option('--quick', 'the small workloads')
+    .option('--ops <list>', 'conv2d,stencil3d,scan,convLayer,gridSearch or none')
+    .option('--runs <n>', 'Piscina runs per thread count (median)', integer(), 3)
+    .option('--max-seq-s <s>', 'skip workloads estimated to take longer sequentially', positive, 60)
+    .option('--full-cs610', 'the full 13^10 CS610 brute force at the largest thread count')
+    .option('--budget-s <s>', 'skip what no longer fits this many seconds', positive, 540)
+    .option('--merge', 'fold the rows into an existing piscina-scaling.json')
+    .option('--missing', 'with --merge: only the workloads the merged file lacks')
+    .option('--cs610-steps <n>', 'points per axis of --full-cs610 (13 is the real one)', integer(1), 13),
+);
+const usage = (msg: string): never => {
+  process.stderr.write(`scaling: ${msg}\n`);
+  process.exit(2);
+};
+const OUT_DIR = path.resolve(argv.out);
+const THREADS = argv.threads ?? defaultThreads();
+const RUNS = argv.runs;
+const MAX_SEQ_MS = argv.maxSeqS * 1000;
+const BUDGET_MS = argv.budgetS * 1000;
 /** Points per axis of the --full-cs610 run: 13 is the real one; fewer make a smoke test. */
-const CS610_STEPS = Number(argv['cs610-steps']);
-if (!Number.isInteger(CS610_STEPS) || CS610_STEPS < 1 || CS610_STEPS > 13) usage(`--cs610-steps: expected an integer 1..13, got ${argv['cs610-steps']}`);
+const CS610_STEPS = argv.cs610Steps;
+if (CS610_STEPS > 13) usage(`--cs610-steps: expected an integer 1..13, got ${CS610_STEPS}`);
 const ALL_OPS: OpName[] = ['conv2d', 'stencil3d', 'scan', 'convLayer', 'gridSearch'];
 const OPS = argv.ops === undefined ? ALL_OPS : argv.ops === 'none' ? [] : (argv.ops.split(',') as OpName[]);
 for (const op of OPS) if (!ALL_OPS.includes(op)) usage(`--ops: unknown op ${op}`);
-const QUICK = argv.quick;
+const QUICK = argv.quick === true;
 
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
 const fmtMs = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
@@ -155,7 +160,7 @@ function workloads(): Workload[] {
   if (OPS.includes('conv2d')) {
     const warm = CONV2D_WORKLOADS.small[1];
     for (const w of CONV2D_WORKLOADS[set]) {
-      list.push({ op: 'conv2d', id: w.id, label: w.label, variant: 'rows', mode: 'plain', work: w.batch * w.height * w.width * w.k * w.k, make: () => makeConv2dArgs(w), warmup: () => makeConv2dArgs(warm) });
+      list.push({ op: 'conv2d', id: w.id, label: w.label, variant: 'rows', mode: 'plain', work: conv2dMultiplyAdds(w), make: () => makeConv2dArgs(w), warmup: () => makeConv2dArgs(warm) });
     }
   }
   if (OPS.includes('stencil3d')) {
@@ -163,7 +168,7 @@ function workloads(): Workload[] {
     for (const w of STENCIL3D_WORKLOADS[set]) {
       const variants = w.n <= 256 ? ['slabs', 'slabs-per-step'] : ['slabs'];
       for (const variant of variants) {
-        list.push({ op: 'stencil3d', id: w.id, label: w.label, variant, mode: 'plain', work: w.n ** 3 * w.steps, make: () => makeStencil3dArgs(w), warmup: () => makeStencil3dArgs(warm) });
+        list.push({ op: 'stencil3d', id: w.id, label: w.label, variant, mode: 'plain', work: stencil3dPointUpdates({ nx: w.n, ny: w.n, nz: w.n, steps: w.steps }), make: () => makeStencil3dArgs(w), warmup: () => makeStencil3dArgs(warm) });
       }
     }
   }
@@ -180,7 +185,7 @@ function workloads(): Workload[] {
     // Smallest first, so each bigger one's time can be estimated before it is run.
     const sorted = [...ws].sort((a, b) => a.batch - b.batch);
     for (const w of sorted) {
-      const work = w.batch * w.maps * (w.height - w.k + 1) * (w.width - w.k + 1) * w.channels * w.k * w.k;
+      const work = convLayerMultiplyAdds({ ...w, ...convLayerOutputShape(w) });
       const warm = { ...w, batch: 20 };
       list.push({ op: 'convLayer', id: w.id, label: w.label, variant: 'planes', mode: 'plain', work, make: () => makeConvLayerArgs(w), warmup: () => makeConvLayerArgs(warm) });
     }
@@ -195,7 +200,7 @@ function workloads(): Workload[] {
         label: w.label,
         variant,
         mode: 'plain',
-        work: w.stepsPerDim ** 10,
+        work: cs610Points(w.stepsPerDim),
         make: async () => reduceGrid(await cs610Args(), w.stepsPerDim),
         warmup: async () => reduceGrid(await cs610Args(), warmSteps),
       });
@@ -214,22 +219,10 @@ async function call(backend: Backend, op: OpName, args: unknown, variant: string
   return { ms, data: res.data, ...(res.timing?.uploadMs === undefined ? {} : { uploadMs: res.timing.uploadMs }), ...(res.timing?.readbackMs === undefined ? {} : { readbackMs: res.timing.readbackMs }) };
 }
 
-function bytesEqual(a: ArrayBufferView, b: ArrayBufferView): boolean {
-  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-}
-
 /** 'bit-identical' / 'within tolerance' when it conforms; otherwise a message starting with 'MISMATCH'. */
 function check(w: Workload, args: unknown, got: Data, want: Data): string {
-  if (w.op === 'gridSearch') {
-    const msg = compareGridPoints(got as GridPoints, want as GridPoints);
-    return msg === undefined ? 'bit-identical' : `MISMATCH: ${msg}`;
-  }
-  if (bytesEqual(got as ArrayBufferView, want as ArrayBufferView)) return 'bit-identical';
-  if (w.op === 'scan' && (got instanceof Float32Array || got instanceof Float64Array)) {
-    const msg = verifyResult('scan', args as never, got);
-    return msg === undefined ? 'within tolerance' : `MISMATCH: ${msg}`;
-  }
-  return 'MISMATCH: differs from the CPU backend (these ops must be bit-identical: same kernels, same order)';
+  const r = checkResult(w.op, args as OpArgs<OpName>, got as OpData<OpName>, { kind: 'identical', data: want as OpData<OpName> });
+  return r.message === undefined ? r.how : `MISMATCH: ${r.message}`;
 }
 
 /** 'shared' rows: one preallocated shared `out`, reused by every run (as a caller reusing buffers would). */
@@ -335,7 +328,7 @@ interface FullCs610 {
 async function fullCs610(): Promise<FullCs610> {
   const threads = Math.max(...THREADS);
   const args = CS610_STEPS === 13 ? await cs610Args() : reduceGrid(await cs610Args(), CS610_STEPS);
-  const what = `${CS610_STEPS === 13 ? 'full ' : ''}CS610 (${CS610_STEPS}^10 ≈ ${(CS610_STEPS ** 10).toExponential(2)} points)`;
+  const what = `${CS610_STEPS === 13 ? 'full ' : ''}CS610 (${CS610_STEPS}^10 ≈ ${cs610Points(CS610_STEPS).toExponential(2)} points)`;
   await using pool = await createPiscinaBackend({ threads });
   log(`[${elapsed()}] ${what}, ${threads} threads: pruned…`);
   const p = await call(pool, 'gridSearch', args, 'pruned');
@@ -364,16 +357,9 @@ async function fullCs610(): Promise<FullCs610> {
 
 // ------------------------------------------------------------------------------ report
 
+/** The bench app's machine info, with the date of this run and the threads Node may use. */
 function machine() {
-  return {
-    cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
-    cores: os.cpus().length,
-    availableParallelism: os.availableParallelism(),
-    totalMemGiB: Math.round(os.totalmem() / 2 ** 30),
-    node: process.version,
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-    date: new Date().toISOString(),
-  };
+  return { ...machineInfo(), availableParallelism: os.availableParallelism(), date: new Date().toISOString() };
 }
 
 function markdown(m: ReturnType<typeof machine>, rows: Row[], full: FullCs610 | undefined): string {
@@ -381,7 +367,7 @@ function markdown(m: ReturnType<typeof machine>, rows: Row[], full: FullCs610 | 
   const lines: string[] = [];
   lines.push('# Piscina backend scaling');
   lines.push('');
-  lines.push(`${m.cpu}, ${m.cores} cores (${m.availableParallelism} available), ${m.totalMemGiB} GiB, Node ${m.node}, ${m.platform}; ${m.date}.`);
+  lines.push(`${m.cpu}, ${m.cores} cores (${m.availableParallelism} available), ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}; ${m.date}.`);
   lines.push('');
   lines.push(
     `Sequential = the CPU backend (median of 3 where a run takes < 2 s, else one run). Piscina: a fresh pool per thread count, warmed up, median of ${RUNS} runs; ` +
@@ -441,7 +427,6 @@ interface Report {
 }
 
 async function main(): Promise<void> {
-  mkdirSync(OUT_DIR, { recursive: true });
   const jsonPath = path.join(OUT_DIR, 'piscina-scaling.json');
   const mdPath = path.join(OUT_DIR, 'piscina-scaling.md');
   const m = machine();
@@ -454,15 +439,13 @@ async function main(): Promise<void> {
     ...(earlier?.fullCs610 === undefined ? {} : { fullCs610: earlier.fullCs610 }),
   };
   if (earlier !== undefined && earlier.machine.cpu !== m.cpu) log(`scaling: warning: merging into results from another CPU (${earlier.machine.cpu})`);
-  const save = (): void => {
-    writeFileSync(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(mdPath, markdown(m, report.rows, report.fullCs610));
+  const save = async (): Promise<void> => {
+    await writeTextFile(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
+    await writeTextFile(mdPath, markdown(m, report.rows, report.fullCs610));
   };
-  const put = (row: Row): void => {
-    const i = report.rows.findIndex((r) => rowKey(r) === rowKey(row));
-    if (i >= 0) report.rows[i] = row;
-    else report.rows.push(row);
-    save();
+  const put = async (row: Row): Promise<void> => {
+    report.rows = mergeRows([report.rows, [row]], rowKey);
+    await save();
   };
   log(`scaling: ${m.cpu}, ${m.availableParallelism} threads available; threads ${THREADS.join(',')}; ${QUICK ? 'quick' : 'seed'} workloads; runs ${RUNS}; budget ${BUDGET_MS / 1000} s`);
   const mine: Row[] = [];
@@ -480,15 +463,14 @@ async function main(): Promise<void> {
     const estimate = prev === undefined ? undefined : (prev.seqMs! * w.work) / prev.work;
     const row = await measureWorkload(w, estimate);
     mine.push(row);
-    put(row);
+    await put(row);
   }
-  if (argv['full-cs610']) {
+  if (argv.fullCs610) {
     report.fullCs610 = await fullCs610();
-    save();
   }
-  save();
+  await save();
   log(`[${elapsed()}] wrote ${jsonPath} and ${mdPath}`);
-  const bad = mine.some((r) => r.piscina.some((p) => p.check.startsWith('MISMATCH'))) || (argv['full-cs610'] && report.fullCs610?.identical === false);
+  const bad = mine.some((r) => r.piscina.some((p) => p.check.startsWith('MISMATCH'))) || (argv.fullCs610 && report.fullCs610?.identical === false);
   if (bad) process.exitCode = 1;
 }
 
