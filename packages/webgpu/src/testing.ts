@@ -3,9 +3,10 @@
  * validation errors). Not part of the ops; exported as `@kernelkit/webgpu/testing`.
  */
 import { InvalidArgumentError } from '@kernelkit/core';
-import type { Backend } from '@kernelkit/ops';
+import type { Backend, ConvLayerProblem } from '@kernelkit/ops';
+import { timeConvLayerPass, type ConvLayerConfig } from './ops/conv-layer.js';
 import { DEVICE_LIMITS } from './runtime/adapter.js';
-import { setRecreateHook, type GpuDeviceStats } from './runtime/device.js';
+import { setRecreateHook, type GpuDevice, type GpuDeviceStats } from './runtime/device.js';
 import { processLiveBuffers } from './runtime/ledger.js';
 import { deviceOf } from './runtime/registry.js';
 import type { Program } from './runtime/program.js';
@@ -83,4 +84,55 @@ export function dispatchOversized(backend: Backend): Promise<void> {
       gpu.release(out);
     }
   });
+}
+
+// ---- for the GPU-host studies (apps/studies): the device layer and kernels outside the variants
+
+export { openAdapter, type AdapterKind } from './runtime/adapter.js';
+export { GpuDevice, type Dispatch } from './runtime/device.js';
+export { packParams } from './runtime/params.js';
+export type { Program } from './runtime/program.js';
+export { BUF, MAP_READ, grid1d } from './runtime/usage.js';
+export { decoupledConfig, decoupledParams, decoupledVecScan, paddedBytes, stateBytes, tilesFor, type DecoupledConfig } from './ops/scan-decoupled.js';
+export { scanStreamOnDevice } from './ops/scan-stream.js';
+export { runConv2dConfig, type Conv2dConfig } from './ops/conv2d.js';
+export { convLayerCandidates, describeConvLayerConfig, runConvLayerConfig, type ConvLayerConfig } from './ops/conv-layer.js';
+
+/** The GpuDevice behind a backend made by createWebGpuBackend (its streaming scan, its queue). */
+export function gpuDeviceOf(backend: Backend): GpuDevice {
+  return deviceOf(backend);
+}
+
+/**
+ * Steady-state kernel times of one conv layer config: the input uploaded once, then `reps` timed
+ * passes over the whole batch with only the clock warm-up between them (what cuDNN and PyTorch
+ * timings mean; the backend's per-call kernel time follows a host upload of the same data).
+ */
+export async function timeConvLayerResident(gpu: GpuDevice, p: ConvLayerProblem, config: ConvLayerConfig, reps: number): Promise<number[]> {
+  const buffer = gpu.upload(p.input);
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < reps; i++) times.push(await timeConvLayerPass(gpu, p, buffer, config));
+    return times;
+  } finally {
+    gpu.release(buffer);
+  }
+}
+
+/** dst[i] = src[i] over `n` (uniform word 0) f32 or vec4<f32>: the bandwidth ceiling the ops are compared with. */
+export function copyProgram(vec: boolean, wg: number): Program {
+  const t = vec ? 'vec4f' : 'f32';
+  return {
+    name: `copy-${t}-${wg}`,
+    cacheKey: `copy-${t}-${wg}`,
+    workgroupSize: [wg, 1, 1],
+    wgsl: `struct P { n: u32, a: u32, b: u32, c: u32 }
+@group(0) @binding(0) var<storage, read> src: array<${t}>;
+@group(0) @binding(1) var<storage, read_write> dst: array<${t}>;
+@group(0) @binding(2) var<uniform> p: P;
+@compute @workgroup_size(${wg}) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
+  let i = (wid.x + wid.y * nwg.x) * ${wg}u + li;
+  if (i < p.n) { dst[i] = src[i]; }
+}`,
+  };
 }

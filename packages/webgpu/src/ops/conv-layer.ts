@@ -5,7 +5,6 @@ import type { GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
 import { TimestampTimer } from '../runtime/timestamps.js';
-import { BUF, MAP_READ } from '../runtime/usage.js';
 import { log2Bucket } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { addMs, bytesOf, itemsPerChunk } from './common.js';
@@ -120,6 +119,9 @@ interface LayerRun {
   readonly kernelMs: number | undefined;
   readonly chunks: number;
   readonly overlapped: boolean;
+  /** Transfer wall times of the call (set by runLayer). */
+  readonly uploadMs?: number;
+  readonly readbackMs?: number;
 }
 
 interface Job {
@@ -150,15 +152,14 @@ function runLayer(gpu: GpuDevice, p: Shape, src: Source, sink: Sink, plan: Plan,
     // A resident source's buffer is looked up here, inside the call (a getter: see sourceOf).
     const input: Source = 'buffer' in src ? { buffer: src.buffer } : src;
     const pipeline = gpu.pipeline(plan.program);
-    const weights = plan.uniformWeights ? gpu.uniform(vec4Array(p.weights, plan.uniformVec4s)) : gpu.upload(p.weights);
+    const weights = plan.uniformWeights ? gpu.uniform(vec4Array(p.weights, plan.uniformVec4s)) : await gpu.upload(p.weights);
     // The bias binding always exists (flags say whether to use it): one pipeline layout.
-    const bias = gpu.upload(p.bias ?? new Float32Array(1));
+    const bias = await gpu.upload(p.bias ?? new Float32Array(1));
     const flags = (p.bias !== undefined ? 1 : 0) | (p.relu ? 2 : 0);
     const layer: LayerContext = { gpu, p, plan, pipeline, weights, bias, flags, inPer, outPer, per, job };
     try {
-      if (per >= p.batch) return await single(layer, input, sink);
-      if (job.chunking.overlap ?? true) return await overlapped(layer, input, sink);
-      return await sequential(layer, input, sink);
+      const run = per >= p.batch ? await single(layer, input, sink) : (job.chunking.overlap ?? true) ? await overlapped(layer, input, sink) : await sequential(layer, input, sink);
+      return { ...run, ...gpu.transferTimes() };
     } finally {
       gpu.release(weights, bias);
     }
@@ -182,7 +183,7 @@ interface LayerContext {
 async function single(l: LayerContext, src: Source, sink: Sink): Promise<LayerRun> {
   const { gpu, p, outPer } = l;
   const size = p.batch * outPer * 4;
-  const input = 'host' in src ? gpu.upload(src.host) : src.buffer;
+  const input = 'host' in src ? await gpu.upload(src.host, 0, l.job.signal) : src.buffer;
   const output = gpu.storage(size);
   const uniform = gpu.uniform(params(p, p.batch, l.flags));
   const bindGroup = gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]);
@@ -206,7 +207,7 @@ async function sequential(l: LayerContext, src: Source, sink: Sink): Promise<Lay
       throwIfAborted(l.job.signal);
       const n = Math.min(per, p.batch - b0);
       let input: GPUBuffer;
-      if ('host' in src) input = gpu.upload(src.host.subarray(b0 * inPer, (b0 + n) * inPer));
+      if ('host' in src) input = await gpu.upload(src.host.subarray(b0 * inPer, (b0 + n) * inPer), 0, l.job.signal);
       else {
         input = gpu.storage(n * inPer * 4);
         copyBuffer(gpu, src.buffer, b0 * inPer * 4, input, 0, n * inPer * 4);
@@ -234,17 +235,16 @@ interface ChunkSet {
   readonly output: GPUBuffer;
   readonly uniform: GPUBuffer;
   readonly bindGroup: GPUBindGroup;
-  readonly staging: GPUBuffer | undefined;
   readonly timer: TimestampTimer | undefined;
   /** The chunk last submitted on this set: its readback (and timestamp read) until done. */
   pending: Promise<void> | undefined;
 }
 
 /**
- * Two buffer sets, alternating: while chunk n computes, chunk n+1's input is written into the
- * other set (queue.writeBuffer, ordered after the earlier submits) and chunk n−1's staging
- * buffer is mapped. A set is reused only after its previous chunk's readback finished, since a
- * mapped staging buffer cannot be a copy destination.
+ * Two buffer sets, alternating: while chunk n computes, chunk n+1's input is staged into the
+ * other set (its copies ordered after the earlier submits) and chunk n−1 is read back, both
+ * through the device's staging ring. A set is reused only after its previous chunk's readback
+ * finished.
  */
 async function overlapped(l: LayerContext, src: Source, sink: Sink): Promise<LayerRun> {
   const { gpu, p, inPer, outPer, per } = l;
@@ -260,7 +260,6 @@ async function overlapped(l: LayerContext, src: Source, sink: Sink): Promise<Lay
       output,
       uniform,
       bindGroup: gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]),
-      staging: typeof sink === 'object' ? device.createBuffer({ size: per * outPer * 4, usage: BUF.MAP_READ | BUF.COPY_DST }) : undefined,
       timer: timed ? new TimestampTimer(device) : undefined,
       pending: undefined,
     };
@@ -275,7 +274,7 @@ async function overlapped(l: LayerContext, src: Source, sink: Sink): Promise<Lay
       throwIfAborted(l.job.signal);
       const n = Math.min(per, p.batch - b0);
       if (n !== per) device.queue.writeBuffer(s.uniform, 0, params(p, n, l.flags));
-      if ('host' in src) gpu.writeChunked(s.input, 0, src.host.subarray(b0 * inPer, (b0 + n) * inPer));
+      if ('host' in src) await gpu.write(s.input, 0, src.host.subarray(b0 * inPer, (b0 + n) * inPer), l.job.signal);
       const enc = device.createCommandEncoder();
       if ('buffer' in src) enc.copyBufferToBuffer(src.buffer, b0 * inPer * 4, s.input, 0, n * inPer * 4);
       const pass = enc.beginComputePass(s.timer !== undefined ? { timestampWrites: s.timer.writes() } : {});
@@ -286,18 +285,18 @@ async function overlapped(l: LayerContext, src: Source, sink: Sink): Promise<Lay
       pass.end();
       s.timer?.resolve(enc);
       const bytes = n * outPer * 4;
-      if (s.staging !== undefined) enc.copyBufferToBuffer(s.output, 0, s.staging, 0, bytes);
       if (full !== undefined) enc.copyBufferToBuffer(s.output, 0, full, b0 * outPer * 4, bytes);
       device.queue.submit([enc.finish()]);
       const at = b0;
       const host = typeof sink === 'object' ? sink.host : undefined;
       s.pending = (async () => {
-        if (s.staging !== undefined && host !== undefined) {
-          await gpu.race(s.staging.mapAsync(MAP_READ, 0, bytes));
-          host.set(new Float32Array(s.staging.getMappedRange(0, bytes)), at * outPer);
-          s.staging.unmap();
+        if (host !== undefined) await gpu.read(s.output, 0, bytes, bytesOf(host, at * outPer, n * outPer), l.job.signal);
+        if (s.timer !== undefined) {
+          const ms = await s.timer.read(gpu);
+          kernelMs = addMs(kernelMs, ms);
+          // That readback waited behind this chunk's pass.
+          if (host !== undefined && ms !== undefined) gpu.clock.waitedForKernel(ms);
         }
-        if (s.timer !== undefined) kernelMs = addMs(kernelMs, await s.timer.read(gpu));
         l.job.onProgress?.({ done: at + n, total: p.batch, unit: 'images' });
       })();
       // Awaited before the set is reused or at the end; until then a rejection must not count as unhandled.
@@ -312,7 +311,6 @@ async function overlapped(l: LayerContext, src: Source, sink: Sink): Promise<Lay
     if (failed) await Promise.allSettled(sets.map((s) => s.pending));
     for (const s of sets) {
       gpu.release(s.input, s.output, s.uniform);
-      s.staging?.destroy();
       s.timer?.destroy();
     }
     if (failed && full !== undefined) gpu.release(full);
@@ -332,12 +330,12 @@ async function runPlan(gpu: GpuDevice, p: ResidentProblem<'convLayer'>, ctx: OpC
     const r = await runLayer(gpu, shape, src, 'device', plan, job);
     const chunk = chunkNote(r);
     const data = gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, convLayerOutputLength(p));
-    return { data, kernelMs: r.kernelMs, notes: chunk === undefined ? notes : [...notes, chunk] };
+    return { data, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
   }
   const out = ctx.out ?? new Float32Array(convLayerOutputLength(p));
   const r = await runLayer(gpu, shape, src, { host: out }, plan, job);
   const chunk = chunkNote(r);
-  return { data: out, kernelMs: r.kernelMs, notes: chunk === undefined ? notes : [...notes, chunk] };
+  return { data: out, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
 }
 
 function shapeOf(p: ResidentProblem<'convLayer'>): Shape {

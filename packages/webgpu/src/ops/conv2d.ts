@@ -5,7 +5,7 @@ import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
 import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
-import { addMs, bytesOf, itemsPerChunk } from './common.js';
+import { addMs, bytesOf, callTimes, itemsPerChunk, type CallTimes } from './common.js';
 import { COARSENED_CONFIG, conv2dBlock, conv2dCoalesced, conv2dNaive, conv2dTileBytes, conv2dTiled, TILED_CONFIG, type Conv2dTileConfig } from './conv2d.wgsl.js';
 
 type Plan = { program: Program; uniformFilter: boolean; workgroups: (p: Pick<Conv2dProblem, 'width' | 'height'>, images: number) => [number, number, number]; note?: string };
@@ -113,16 +113,16 @@ function namedTiledPlan(gpu: GpuDevice, k: number, c: Conv2dTileConfig): Plan {
   return tiledPlan(k, c);
 }
 
-async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, timing: boolean, plan: Plan): Promise<number | undefined> {
+async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, timing: boolean, plan: Plan): Promise<CallTimes> {
   const img = p.height * p.width;
   const per = itemsPerChunk(gpu, img * 4, 'input');
   const pipeline = gpu.pipeline(plan.program);
-  const filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : gpu.upload(p.filter);
+  const filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : await gpu.upload(p.filter);
   let kernelMs: number | undefined = 0;
   // Chunks of whole images keep each binding under the device limit (128 MiB on llvmpipe).
   for (let b0 = 0; b0 < p.batch; b0 += per) {
     const n = Math.min(per, p.batch - b0);
-    const input = gpu.upload(p.input.subarray(b0 * img, (b0 + n) * img));
+    const input = await gpu.upload(p.input.subarray(b0 * img, (b0 + n) * img));
     const output = gpu.storage(n * img * 4);
     const params = gpu.uniform(packParams([['u32', p.width], ['u32', p.height], ['u32', n], ['u32', 0]]));
     const bindGroup = gpu.bind(pipeline, [input, filter, output, params]);
@@ -131,13 +131,13 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, t
     gpu.release(input, output, params);
   }
   gpu.release(filter);
-  return kernelMs;
+  return callTimes(gpu, kernelMs);
 }
 
 async function runConv2d(gpu: GpuDevice, p: Conv2dProblem, ctx: OpContext<Float32Array>, plan: Plan): Promise<OpOutput<Float32Array>> {
   const out = ctx.out ?? new Float32Array(conv2dOutputLength(p));
-  const kernelMs = await gpu.exclusive(() => conv2dBody(gpu, p, out, ctx.timing, plan));
-  return { data: out, kernelMs, notes: plan.note === undefined ? undefined : [plan.note] };
+  const times = await gpu.exclusive(() => conv2dBody(gpu, p, out, ctx.timing, plan));
+  return { data: out, ...times, notes: plan.note === undefined ? undefined : [plan.note] };
 }
 
 /** Runs one config, as `auto` would after picking it: what the tests check every candidate with. */
@@ -205,10 +205,10 @@ export class Conv2dSweep {
     const size = { width: this.p.width, height: this.slice.height };
     const n = this.slice.images;
     const b = (this.bufs ??= await gpu.exclusive(async () => ({
-      input: gpu.upload(this.p.input.subarray(0, n * size.height * size.width)),
+      input: await gpu.upload(this.p.input.subarray(0, n * size.height * size.width)),
       output: gpu.storage(n * size.height * size.width * 4),
       params: gpu.uniform(packParams([['u32', size.width], ['u32', size.height], ['u32', n], ['u32', 0]])),
-      filterStorage: gpu.upload(this.p.filter),
+      filterStorage: await gpu.upload(this.p.filter),
       filterUniform: gpu.uniform(vec4Array(this.p.filter)),
     })));
     return gpu.exclusive(async () => {

@@ -3,7 +3,7 @@ import { gridPointPasses, PointSink, type GridPoints, type GridSearchProblem, ty
 import type { Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import { grid1d } from '../runtime/usage.js';
-import { addMs } from './common.js';
+import { addMs, callTimes } from './common.js';
 import { gridNaive, gridOptimized, gridPruned, PRUNED_DEPTH, type GridShape } from './grid-search.wgsl.js';
 
 const U32F = 2 ** -24;
@@ -91,7 +91,7 @@ type Kind = 'naive' | 'optimized' | 'pruned';
 
 async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<GridPoints>, kind: Kind): Promise<OpOutput<GridPoints>> {
   const sink = new PointSink(p.d, p.maxPoints);
-  if (p.total === 0) return { data: sink.finish() };
+  if (p.total === 0) return { data: sink.finish(), kernelMs: 0, uploadMs: 0, readbackMs: 0 };
   const shape = shapeOf(p, 1);
   // Pruned: each thread walks the last r axes (all the inner ones when fewer remain).
   const r = Math.min(PRUNED_DEPTH, p.d - shape.outer);
@@ -121,14 +121,14 @@ async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<Grid
       inner = Math.floor(inner / p.counts[j]!);
     }
   };
-  await gpu.exclusive(async () => {
+  const times = await gpu.exclusive(async () => {
     const pipeline = gpu.pipeline(program);
-    const axesBuf = gpu.upload(axes);
+    const axesBuf = await gpu.upload(axes);
     const consts =
       kind === 'naive'
-        ? [gpu.upload(coef), gpu.upload(tgt), gpu.upload(thr)]
+        ? [await gpu.upload(coef), await gpu.upload(tgt), await gpu.upload(thr)]
         : [gpu.uniform(new Float32Array([...vec4Array(coef), ...vec4Array(tgt), ...vec4Array(thr)]))];
-    if (kind === 'pruned') consts.push(gpu.upload(prunedBounds(p, r)));
+    if (kind === 'pruned') consts.push(await gpu.upload(prunedBounds(p, r)));
     let cap = 1 << 16;
     try {
       for (let s0 = 0; s0 < prefixes; s0 += prefixesPerSubmit) {
@@ -175,9 +175,10 @@ async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<Grid
     } finally {
       gpu.release(axesBuf, ...consts);
     }
+    return callTimes(gpu, kernelMs);
   });
   const data = sink.finish();
-  return { data, kernelMs, notes: [`f32 screen nominated ${rechecked} points; re-checked in f64, ${data.count} pass`] };
+  return { data, ...times, notes: [`f32 screen nominated ${rechecked} points; re-checked in f64, ${data.count} pass`] };
 }
 
 export function gridSearchOp(gpu: GpuDevice): OpImplementation<'gridSearch'> {

@@ -47,8 +47,13 @@ export function decoupledParams(n: number, cfg: DecoupledConfig, inSlot: number,
 }
 
 /** A 16-byte-padded pooled storage buffer holding `data` (the padding is whatever the pool left there: the kernels mask it). */
-export function uploadPadded(gpu: GpuDevice, data: ArrayBufferView): GPUBuffer {
+export async function uploadPadded(gpu: GpuDevice, data: ArrayBufferView): Promise<GPUBuffer> {
   const buf = gpu.pool.acquire(paddedBytes(data.byteLength / 4), BUF.STORAGE | BUF.COPY_DST | BUF.COPY_SRC);
-  if (data.byteLength > 0) gpu.writeChunked(buf, 0, data);
+  try {
+    await gpu.write(buf, 0, data);
+  } catch (e) {
+    gpu.release(buf);
+    throw e;
+  }
   return buf;
 }

@@ -14,7 +14,7 @@ import {
 import type { Backend, ScanArray } from '@kernelkit/ops';
 import type { GpuDevice } from '../runtime/device.js';
 import { deviceOf } from '../runtime/registry.js';
-import { BUF, grid1d, MAP_READ } from '../runtime/usage.js';
+import { BUF, grid1d } from '../runtime/usage.js';
 import { type DecoupledConfig, decoupledConfig, decoupledParams, decoupledVecScan, paddedBytes, stateBytes, tileElements, tilesFor } from './scan-decoupled.js';
 import type { WgslScalar } from './scan.wgsl.js';
 
@@ -98,14 +98,13 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T
   });
 }
 
-/** One set of buffers: a piece is uploaded into `src`, scanned into `dst` and copied to `staging`. */
+/** One set of buffers: a piece is uploaded into `src` and scanned into `dst`, which is read back through the device's staging ring. */
 interface BufferSet {
   capacity: number;
   src: GPUBuffer;
   dst: GPUBuffer;
   state: GPUBuffer;
   params: GPUBuffer;
-  staging: GPUBuffer;
   bindGroup: GPUBindGroup;
 }
 
@@ -120,8 +119,8 @@ interface Piece {
   readonly chunk: PendingChunk;
   readonly offset: number;
   readonly length: number;
-  /** The staging buffer's mapAsync, raced against device loss; already has a rejection handler. */
-  readonly mapped: Promise<void>;
+  /** The readback into the chunk's output, raced against device loss; already has a rejection handler. */
+  readonly read: Promise<void>;
 }
 
 /** The GPU side of one stream: pipeline, carry slots and buffer sets, all destroyed by `release`. */
@@ -159,7 +158,7 @@ class StreamGpu {
   }
 
   private destroySet(s: BufferSet): void {
-    for (const b of [s.src, s.dst, s.state, s.params, s.staging]) {
+    for (const b of [s.src, s.dst, s.state, s.params]) {
       b.destroy();
       const i = this.owned.indexOf(b);
       if (i >= 0) this.owned.splice(i, 1);
@@ -179,16 +178,15 @@ class StreamGpu {
     const dst = this.create(paddedBytes(capacity), BUF.STORAGE | BUF.COPY_SRC);
     const state = this.create(stateBytes(tilesFor(capacity, this.cfg)), BUF.STORAGE | BUF.COPY_DST);
     const params = this.create(32, BUF.UNIFORM | BUF.COPY_DST);
-    const staging = this.create(paddedBytes(capacity), BUF.MAP_READ | BUF.COPY_DST);
     const bindGroup = this.gpu.bind(this.pipeline!, [src, dst, params, state, this.carry!]);
-    const s: BufferSet = { capacity, src, dst, state, params, staging, bindGroup };
+    const s: BufferSet = { capacity, src, dst, state, params, bindGroup };
     this.sets[k] = s;
     return s;
   }
 
   /**
-   * Uploads `data`, encodes clear-state → scan → copy-to-staging, submits, and starts mapping the
-   * staging buffer. The carry never leaves the GPU: the scan reads the previous piece's slot.
+   * Stages `data` into the set, encodes clear-state → scan, submits, and starts reading the result
+   * into the chunk's output. The carry never leaves the GPU: the scan reads the previous piece's slot.
    */
   submit(data: ScanArray, chunk: PendingChunk, offset: number): Promise<Piece> {
     return this.gpu.exclusive(async () => {
@@ -196,7 +194,7 @@ class StreamGpu {
       const set = this.setFor(n);
       const { device } = this.gpu;
       const slot = this.pieces % 2;
-      this.gpu.writeChunked(set.src, 0, data);
+      await this.gpu.write(set.src, 0, data);
       device.queue.writeBuffer(set.params, 0, decoupledParams(n, this.cfg, slot, 1 - slot, this.inclusive));
       const enc = device.createCommandEncoder();
       const tiles = tilesFor(n, this.cfg);
@@ -207,31 +205,23 @@ class StreamGpu {
       const [x, y, z] = grid1d(tiles);
       pass.dispatchWorkgroups(x, y, z);
       pass.end();
-      const bytes = Math.ceil((n * 4) / 4) * 4;
-      enc.copyBufferToBuffer(set.dst, 0, set.staging, 0, bytes);
       device.queue.submit([enc.finish()]);
       this.pieces++;
-      const mapped = this.gpu.race(set.staging.mapAsync(MAP_READ, 0, bytes));
-      // Awaited later, or never (abort, error): the release destroys the staging buffer, which rejects it.
-      mapped.catch(() => {});
-      return { set, chunk, offset, length: n, mapped };
+      const out = chunk.out;
+      const read = this.gpu.read(set.dst, 0, n * 4, new Uint8Array(out.buffer, out.byteOffset + offset * 4, n * 4));
+      // Awaited later, or never (abort, error: the chunk is then never yielded).
+      read.catch(() => {});
+      return { set, chunk, offset, length: n, read };
     });
   }
 
-  /** Waits for a piece's readback and copies it into its chunk's output. */
+  /** Waits for a piece's readback into its chunk's output. */
   async complete(piece: Piece, signal: AbortSignal | undefined): Promise<void> {
-    await raceAbort(piece.mapped, signal);
-    const { staging } = piece.set;
-    try {
-      const view = new (piece.chunk.out.constructor as Ctor)(staging.getMappedRange(0, piece.length * 4), 0, piece.length);
-      piece.chunk.out.set(view, piece.offset);
-    } finally {
-      staging.unmap();
-    }
+    await raceAbort(piece.read, signal);
     piece.chunk.left--;
   }
 
-  /** Destroys every buffer the stream made (in-flight work keeps them alive until it finishes; pending maps reject). */
+  /** Destroys every buffer the stream made (in-flight work keeps them alive until it finishes). */
   release(): void {
     for (const b of this.owned.splice(0)) b.destroy();
     this.sets.fill(undefined);

@@ -3,7 +3,7 @@ import { allocScanOutput, type OpContext, type OpImplementation, type OpOutput, 
 import type { Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams } from '../runtime/params.js';
 import { BUF, grid1d } from '../runtime/usage.js';
-import { addMs, bytesOf } from './common.js';
+import { addMs, bytesOf, callTimes } from './common.js';
 import { type DecoupledConfig, decoupledConfig, decoupledParams, decoupledVecScan, paddedBytes, stateBytes, tilesFor, uploadPadded } from './scan-decoupled.js';
 import { addOffsets, BLELLOCH_BLOCK, blellochBlocks, RTS_TILE, rtsReduce, rtsScan, type WgslScalar } from './scan.wgsl.js';
 
@@ -21,7 +21,7 @@ const temp = (gpu: GpuDevice, temps: GPUBuffer[], bytes: number): GPUBuffer => {
   return b;
 };
 const zeros = (gpu: GpuDevice, temps: GPUBuffer[]): GPUBuffer => {
-  const b = gpu.upload(new Uint32Array(4));
+  const b = gpu.small(new Uint32Array(4));
   temps.push(b);
   return b;
 };
@@ -71,7 +71,7 @@ const decoupledPlan =
     const tiles = tilesFor(n, cfg);
     const state = gpu.device.createBuffer({ size: stateBytes(tiles), usage: BUF.STORAGE });
     temps.push(state);
-    const carry = gpu.upload(new Uint32Array([init, 0, 0, 0]));
+    const carry = gpu.small(new Uint32Array([init, 0, 0, 0]));
     const prm = gpu.uniform(decoupledParams(n, cfg, 0, 1, inclusive));
     temps.push(carry, prm);
     const sc = gpu.pipeline(decoupledVecScan(t, cfg));
@@ -97,7 +97,7 @@ async function runScan(gpu: GpuDevice, p: ScanProblem, ctx: ScanRunContext, plan
   const input = p.input;
   const n = input.length;
   const out = ctx.out ?? allocScanOutput(input);
-  if (n === 0) return { data: out };
+  if (n === 0) return { data: out, kernelMs: 0, uploadMs: 0, readbackMs: 0 };
   const t = p.dtype as WgslScalar;
   // Lengths beyond one binding run in chunks; each chunk's carry-in is the previous chunk's total.
   const chunk = Math.max(RTS_TILE, Math.floor(Math.min(chunkLimit ?? Infinity, gpu.limits.storageBinding / 4) / RTS_TILE) * RTS_TILE);
@@ -108,7 +108,7 @@ async function runScan(gpu: GpuDevice, p: ScanProblem, ctx: ScanRunContext, plan
       const len = Math.min(chunk, n - s);
       const temps: GPUBuffer[] = [];
       // Padded to 16 bytes: the decoupled kernels read and write vec4s.
-      const src = uploadPadded(gpu, input.subarray(s, s + len));
+      const src = await uploadPadded(gpu, input.subarray(s, s + len));
       const dst = gpu.storage(paddedBytes(len));
       const dispatches = plan(gpu, t, len, src, dst, initBits(p, carry), !p.exclusive, temps);
       const lastIn = input[s + len - 1]!; // read before `out` (possibly the input itself) is overwritten
@@ -121,7 +121,7 @@ async function runScan(gpu: GpuDevice, p: ScanProblem, ctx: ScanRunContext, plan
       else gpu.release(b);
       ctx.onProgress?.({ done: s + len, total: n, unit: 'elements' });
     }
-    return { data: out, kernelMs };
+    return { data: out, ...callTimes(gpu, kernelMs) };
   });
 }
 

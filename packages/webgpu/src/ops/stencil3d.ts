@@ -6,7 +6,7 @@ import { packParams } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
 import { grid1d } from '../runtime/usage.js';
 import { STREAMED, stencilNaive, stencilStreamed, stencilTiled, TILED } from './stencil3d.wgsl.js';
-import { bytesOf } from './common.js';
+import { bytesOf, callTimes } from './common.js';
 
 type Problem = ResidentProblem<'stencil3d'>;
 type Workgroups = (p: Problem) => [number, number, number];
@@ -23,23 +23,24 @@ async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Arra
   if (p.steps === 0 && !toDevice && !isDeviceArray(input)) {
     const out = (ctx.out as Float32Array | undefined) ?? new Float32Array(n);
     out.set(input);
-    return { data: out };
+    // Nothing ran on the GPU: the copy is the whole call.
+    return { data: out, kernelMs: 0, uploadMs: 0, readbackMs: 0 };
   }
   if (n * 4 > gpu.limits.storageBinding) throw new LimitExceededError('input', `a ${p.nx}×${p.ny}×${p.nz} grid (${n * 4} bytes) is larger than one storage binding (${gpu.limits.storageBinding} bytes)`);
   return gpu.exclusive(async () => {
     const resident = isDeviceArray(input);
-    const src = resident ? residentBuffer(gpu, input, 'input') : gpu.upload(input as Float32Array);
+    const src = resident ? residentBuffer(gpu, input, 'input') : await gpu.upload(input as Float32Array);
     const handle = (buffer: GPUBuffer) => gpuDeviceArray(gpu, ctx.deviceArray, buffer, n);
     if (p.steps === 0) {
-      if (toDevice && !resident) return { data: handle(src) };
+      if (toDevice && !resident) return { data: handle(src), ...callTimes(gpu, 0) };
       if (toDevice) {
         const copy = gpu.storage(n * 4);
         copyBuffer(gpu, src, 0, copy, 0, n * 4);
-        return { data: handle(copy) };
+        return { data: handle(copy), ...callTimes(gpu, 0) };
       }
       const out = (ctx.out as Float32Array | undefined) ?? new Float32Array(n);
       await gpu.execute([], [{ buffer: src, offset: 0, size: n * 4, into: bytesOf(out, 0, n) }]);
-      return { data: out };
+      return { data: out, ...callTimes(gpu, 0) };
     }
     const pipeline = gpu.pipeline(program);
     const b = gpu.storage(n * 4);
@@ -58,12 +59,12 @@ async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Arra
     if (toDevice) {
       const r = await gpu.execute(dispatches, [], ctx.timing);
       gpu.release(spare, params);
-      return { data: handle(last), kernelMs: r.kernelMs };
+      return { data: handle(last), ...callTimes(gpu, r.kernelMs) };
     }
     const out = (ctx.out as Float32Array | undefined) ?? new Float32Array(n);
     const r = await gpu.execute(dispatches, [{ buffer: last, offset: 0, size: n * 4, into: bytesOf(out, 0, n) }], ctx.timing);
     gpu.release(b, c, params);
-    return { data: out, kernelMs: r.kernelMs };
+    return { data: out, ...callTimes(gpu, r.kernelMs) };
   });
 }
 

@@ -5,7 +5,8 @@ import type { BufferPool } from './buffer-pool.js';
 import { deviceRequest, Generation, type DeviceRequest } from './generation.js';
 import { BufferLedger } from './ledger.js';
 import type { Program } from './program.js';
-import { BUF, MAP_READ } from './usage.js';
+import { DEFAULT_STAGING, SMALL_WRITE_BYTES, TransferClock, type StagingShape } from './transfer.js';
+import { BUF } from './usage.js';
 
 /** Default clock warm-up before a timed pass, in ms of full-clock FMA work (chosen from the ramp measurement in bench/ceilings.ts). */
 export const DEFAULT_WARMUP_MS = 60;
@@ -16,15 +17,15 @@ export interface Dispatch {
   readonly workgroups: readonly [number, number, number];
 }
 
-/** A region to copy back after the dispatches (one MAP_READ staging buffer each). */
+/** A region to copy back after the dispatches, through the staging ring. */
 export interface ReadRegion {
   readonly buffer: GPUBuffer;
   readonly offset: number;
   readonly size: number;
   /**
-   * Where the bytes go, copied straight from the mapped staging buffer (`size` bytes; the
-   * region's `data` entry is then empty). Without it they come back as a new ArrayBuffer: one
-   * more copy, into fresh memory, which on the H100 host cost 1.2–1.3 s per 1.6 GB.
+   * Where the bytes go, copied straight from the mapped staging slices (`size` bytes; the
+   * region's `data` entry is then empty): the op's output, so no second copy is made. Without
+   * it they come back as a new ArrayBuffer.
    */
   readonly into?: Uint8Array;
 }
@@ -92,6 +93,9 @@ export class GpuDevice {
   private closing = false;
   private unusable: DeviceError | undefined;
   private readonly recoveries: string[] = [];
+  private stagingShape: StagingShape;
+  /** Upload and readback wall time of the call now running (reset when each exclusive call starts). */
+  readonly clock = new TransferClock();
 
   private constructor(opened: OpenedAdapter, request: DeviceRequest, device: GPUDevice) {
     this.opened = opened;
@@ -105,6 +109,7 @@ export class GpuDevice {
       invocations: l.maxComputeInvocationsPerWorkgroup,
     };
     this.subgroups = device.features.has('subgroups');
+    this.stagingShape = opened.info.software ? DEFAULT_STAGING.software : DEFAULT_STAGING.hardware;
     this.gen = this.generation(1, device);
   }
 
@@ -120,7 +125,7 @@ export class GpuDevice {
   private generation(id: number, device: GPUDevice): Generation {
     // Retire a lost device at once (not at the next call), so its buffers stop counting; not
     // while disposing, where destroy() retires it.
-    return new Generation(id, device, this.ledger, (g) => {
+    return new Generation(id, device, this.ledger, this.stagingShape, (g) => {
       if (!this.closing) g.retire();
     });
   }
@@ -151,6 +156,7 @@ export class GpuDevice {
       const d = gen.device;
       const call = ++this.calls;
       this.ledger.call = call;
+      this.clock.reset();
       d.pushErrorScope('validation');
       d.pushErrorScope('out-of-memory');
       d.pushErrorScope('internal');
@@ -270,33 +276,61 @@ export class GpuDevice {
     return this.gen.pool.acquire(size, usage);
   }
 
-  /** A pooled storage buffer holding `data` (padded to 4 bytes; at least 16 bytes). */
-  upload(data: ArrayBufferView, extraUsage = 0): GPUBuffer {
+  /** A pooled storage buffer holding `data` (padded to 4 bytes; at least 16 bytes), written through the staging ring. */
+  async upload(data: ArrayBufferView, extraUsage = 0, signal?: AbortSignal): Promise<GPUBuffer> {
     const size = Math.max(16, Math.ceil(data.byteLength / 4) * 4);
     const buf = this.acquire(size, BUF.STORAGE | BUF.COPY_DST | BUF.COPY_SRC | extraUsage);
-    if (data.byteLength > 0) this.writeChunked(buf, 0, data);
+    try {
+      await this.write(buf, 0, data, signal);
+    } catch (e) {
+      this.release(buf);
+      throw e;
+    }
     return buf;
   }
 
-  /** queue.writeBuffer in slices: Dawn stages each call in one allocation, 1.6 GB at once is too much. */
-  writeChunked(buf: GPUBuffer, offset: number, data: ArrayBufferView): void {
-    const queue = this.gen.device.queue;
-    const bytes = new Uint8Array(data.buffer, data.byteOffset, Math.floor(data.byteLength / 4) * 4);
-    const step = 64 << 20;
-    // Dawn's Node bindings crash on a SharedArrayBuffer source (seen on llvmpipe and the H100):
-    // such inputs are staged through an ordinary copy, one slice at a time.
-    const shared = data.buffer instanceof SharedArrayBuffer;
-    for (let o = 0; o < bytes.byteLength; o += step) {
-      const len = Math.min(step, bytes.byteLength - o);
-      if (shared) queue.writeBuffer(buf, offset + o, bytes.slice(o, o + len));
-      else queue.writeBuffer(buf, offset + o, bytes, o, len);
-    }
-    const rest = data.byteLength % 4;
-    if (rest !== 0) {
-      const tail = new Uint8Array(4);
-      tail.set(new Uint8Array(data.buffer, data.byteOffset + data.byteLength - rest, rest));
-      queue.writeBuffer(buf, offset + data.byteLength - rest, tail);
-    }
+  /** Writes `data` into `buf` at byte `offset` through the staging ring (runtime/transfer.ts); resolves once it is queued. */
+  write(buf: GPUBuffer, offset: number, data: ArrayBufferView, signal?: AbortSignal): Promise<void> {
+    const staging = this.gen.staging;
+    return this.clock.uploads.during(() => staging.write(buf, offset, data, signal));
+  }
+
+  /** Copies `size` bytes of `buf` from byte `offset` into `into` through the staging ring, after everything submitted so far. */
+  read(buf: GPUBuffer, offset: number, size: number, into: Uint8Array, signal?: AbortSignal): Promise<void> {
+    const staging = this.gen.staging;
+    return this.clock.readbacks.during(() => staging.read(buf, offset, size, into, signal));
+  }
+
+  /** Upload and readback wall time of the call now running (see TransferClock). */
+  transferTimes(): { uploadMs: number; readbackMs: number } {
+    return this.clock.times();
+  }
+
+  /** Testing hook: the staging rings' shape from now on (the current rings are replaced between calls). */
+  setStaging(shape: StagingShape): Promise<void> {
+    return this.exclusive(async () => {
+      this.stagingShape = shape;
+      this.gen.staging.destroy();
+      this.gen.staging = this.gen.stagingPool(shape);
+    });
+  }
+
+  /** Staging buffers alive in the current generation (at most 2 × slices). */
+  get stagingBuffers(): number {
+    return this.gen.retired ? 0 : this.gen.staging.liveSlices;
+  }
+
+  /**
+   * A pooled storage buffer holding a few bytes (carries, zero offsets), written at once through
+   * the queue with no staging wait. Anything larger than SMALL_WRITE_BYTES goes through `upload`.
+   */
+  small(data: ArrayBufferView): GPUBuffer {
+    if (data.byteLength > SMALL_WRITE_BYTES) throw new RangeError(`small(): ${data.byteLength} bytes is more than ${SMALL_WRITE_BYTES}; use upload()`);
+    const buf = this.storage(data.byteLength);
+    const padded = new Uint8Array(buf.size);
+    padded.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    this.gen.device.queue.writeBuffer(buf, 0, padded);
+    return buf;
   }
 
   storage(size: number): GPUBuffer {
@@ -307,7 +341,7 @@ export class GpuDevice {
     const bytes = ArrayBuffer.isView(data) ? data.byteLength : data.byteLength;
     const buf = this.acquire(Math.max(16, Math.ceil(bytes / 16) * 16), BUF.UNIFORM | BUF.COPY_DST);
     const view = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
-    // See writeChunked: never hand Dawn a SharedArrayBuffer.
+    // Dawn's Node bindings crash on a SharedArrayBuffer source: such data goes through a copy.
     this.gen.device.queue.writeBuffer(buf, 0, view.buffer instanceof SharedArrayBuffer ? view.slice() : view);
     return buf;
   }
@@ -319,13 +353,16 @@ export class GpuDevice {
 
   /**
    * Encodes all dispatches in one compute pass (WebGPU orders dispatches inside a pass; each is
-   * its own usage scope), copies `reads` to staging buffers, submits once and maps them.
-   * kernelMs spans the pass from its begin to its end timestamp.
+   * its own usage scope), submits it, then reads `reads` back through the staging ring.
+   * kernelMs spans the pass from its begin to its end timestamp; without timestamps (software
+   * adapters) it is the wall time from the pass's submit to its completion, taken with the
+   * queue idle before it.
    */
-  async execute(dispatches: readonly Dispatch[], reads: readonly ReadRegion[] = [], timing = false, warmUp = true): Promise<{ kernelMs: number | undefined; data: ArrayBuffer[] }> {
+  async execute(dispatches: readonly Dispatch[], reads: readonly ReadRegion[] = [], timing = false, warmUp = true, signal?: AbortSignal): Promise<{ kernelMs: number | undefined; data: ArrayBuffer[] }> {
     const { device, timer, warmUp: spin } = this.gen;
     const enc = device.createCommandEncoder();
     const timed = timing && timer !== undefined && dispatches.length > 0;
+    const wallClock = timing && timer === undefined && dispatches.length > 0;
     // Long passes ramp the clocks themselves: callers with 100 ms+ passes pass warmUp = false.
     if (timed && warmUp) spin?.encode(enc);
     const pass = enc.beginComputePass(timed ? { timestampWrites: timer.writes() } : {});
@@ -336,29 +373,27 @@ export class GpuDevice {
     }
     pass.end();
     if (timed) timer.resolve(enc);
-    const staging = reads.map((r) => {
-      const size = Math.ceil(r.size / 4) * 4;
-      const s = device.createBuffer({ size: Math.max(4, size), usage: BUF.MAP_READ | BUF.COPY_DST });
-      if (size > 0) enc.copyBufferToBuffer(r.buffer, r.offset, s, 0, size);
-      return s;
-    });
-    device.queue.submit([enc.finish()]);
-    const kernel = timed ? timer.read(this) : Promise.resolve(undefined);
-    const data = await Promise.all(
-      staging.map(async (s, i) => {
-        try {
-          await this.race(s.mapAsync(MAP_READ));
-          const r = reads[i]!;
-          if (r.into === undefined) return s.getMappedRange().slice(0, r.size);
-          r.into.set(new Uint8Array(s.getMappedRange(), 0, r.size));
-          return new ArrayBuffer(0);
-        } finally {
-          s.destroy();
-        }
-      }),
-    );
-    if (reads.length === 0) await this.race(device.queue.onSubmittedWorkDone());
-    return { kernelMs: await kernel, data };
+    let kernelMs: number | undefined;
+    if (wallClock) {
+      await this.race(device.queue.onSubmittedWorkDone());
+      const t0 = performance.now();
+      device.queue.submit([enc.finish()]);
+      await this.race(device.queue.onSubmittedWorkDone());
+      kernelMs = performance.now() - t0;
+    } else device.queue.submit([enc.finish()]);
+    const kernel = timed ? timer.read(this) : Promise.resolve(kernelMs);
+    kernel.catch(() => {});
+    const data: ArrayBuffer[] = [];
+    for (const r of reads) {
+      const fresh = r.into === undefined ? new ArrayBuffer(r.size) : undefined;
+      await this.read(r.buffer, r.offset, r.size, r.into ?? new Uint8Array(fresh!), signal);
+      data.push(fresh ?? new ArrayBuffer(0));
+    }
+    if (reads.length === 0 && !wallClock) await this.race(device.queue.onSubmittedWorkDone());
+    kernelMs = await kernel;
+    // The first readback waited behind the pass: that time is the kernel's, not the transfer's.
+    if (timed && reads.length > 0 && kernelMs !== undefined) this.clock.waitedForKernel(kernelMs);
+    return { kernelMs, data };
   }
 
   /** Waits for queued calls (a lost device is not recreated meanwhile), then destroys. */

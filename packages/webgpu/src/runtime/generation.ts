@@ -4,6 +4,7 @@ import { BufferPool } from './buffer-pool.js';
 import { ClockWarmUp } from './clock-warmup.js';
 import type { BufferLedger } from './ledger.js';
 import { TimestampTimer } from './timestamps.js';
+import { StagingPool, type StagingShape } from './transfer.js';
 
 /**
  * The uncaptured-error handler (errors are collected through error scopes instead). Module-level
@@ -29,12 +30,15 @@ export function deviceRequest(adapter: GPUAdapter): DeviceRequest {
 }
 
 /**
- * One GPUDevice and everything made on it: buffer pool, pipeline cache, timer, clock warm-up.
+ * One GPUDevice and everything made on it: buffer pool, staging rings, pipeline cache, timer,
+ * clock warm-up.
  * Objects of one device are invalid on another, so a generation is never reused: when its
  * device is lost it is retired (everything destroyed) and a new generation replaces it.
  */
 export class Generation {
   readonly pool: BufferPool;
+  /** Host ↔ GPU transfers (runtime/transfer.ts); replaced only between calls (see GpuDevice.setStaging). */
+  staging: StagingPool;
   readonly pipelines = new Map<string, GPUComputePipeline>();
   readonly timer: TimestampTimer | undefined;
   warmUp: ClockWarmUp | undefined;
@@ -48,10 +52,12 @@ export class Generation {
     readonly id: number,
     readonly device: GPUDevice,
     private readonly ledger: BufferLedger,
+    staging: StagingShape,
     onLost: (g: Generation) => void,
   ) {
     ledger.instrument(device, id);
     this.pool = new BufferPool(device, ledger, id);
+    this.staging = this.stagingPool(staging);
     ledger.owning = true;
     try {
       this.timer = device.features.has('timestamp-query') ? new TimestampTimer(device) : undefined;
@@ -66,6 +72,11 @@ export class Generation {
     // Nobody may await `lost`; keep the rejection from becoming an unhandled one.
     this.lost.catch(() => {});
     device.onuncapturederror = IGNORE_UNCAPTURED;
+  }
+
+  /** A staging pool on this device; its waits are raced against this device's loss. */
+  stagingPool(shape: StagingShape): StagingPool {
+    return new StagingPool({ device: this.device, ledger: this.ledger, race: (p) => Promise.race([p, this.lost]) }, shape);
   }
 
   /** Replaces the clock warm-up (0 ms: none); needs timestamps, since only timed passes use it. */
@@ -83,6 +94,7 @@ export class Generation {
   retire(): void {
     if (this.retired) return;
     this.retired = true;
+    this.staging.destroy();
     this.pool.close();
     this.pipelines.clear();
     this.timer?.destroy();
