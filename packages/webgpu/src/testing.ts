@@ -2,7 +2,7 @@
  * Testing hooks: observe a WebGPU backend's resources and drive its failure paths (device loss,
  * validation errors). Not part of the ops; exported as `@kernelkit/webgpu/testing`.
  */
-import { InvalidArgumentError } from '@kernelkit/core';
+import { assertInteger, InvalidArgumentError } from '@kernelkit/core';
 import type { Backend, ConvLayerProblem } from '@kernelkit/ops';
 import { timeConvLayerPass, type ConvLayerConfig } from './ops/conv-layer.js';
 import { DEVICE_LIMITS } from './runtime/adapter.js';
@@ -12,6 +12,7 @@ import { deviceOf } from './runtime/registry.js';
 import type { Program } from './runtime/program.js';
 
 export type { GpuDeviceStats } from './runtime/device.js';
+
 
 /**
  * GPUBuffers created and not yet destroyed: by `backend` (idle pooled ones included), or by
@@ -67,6 +68,23 @@ const NOOP: Program = {
 };
 
 /**
+ * Gives the backend's staging rings (runtime/transfer.ts) `slices` slices of `sliceBytes` each
+ * direction, from the next call on: small slices make test-sized arrays stream through the ring
+ * in many pieces, ragged last piece included.
+ */
+export function setStagingShape(backend: Backend, slices: number, sliceBytes: number): Promise<void> {
+  assertInteger(slices, 'slices', 1, 64);
+  assertInteger(sliceBytes, 'sliceBytes', 16);
+  if (sliceBytes % 16 !== 0) throw new InvalidArgumentError('sliceBytes', `must be a multiple of 16 (copy and map alignment), got ${sliceBytes}`);
+  return deviceOf(backend).setStaging({ slices, sliceBytes });
+}
+
+/** Staging buffers the backend's current device holds, uploads and readbacks together (at most 2 × slices). */
+export function stagingBuffers(backend: Backend): number {
+  return deviceOf(backend).stagingBuffers;
+}
+
+/**
  * Submits one dispatch of maxComputeWorkgroupsPerDimension + 1 workgroups through the same
  * path the ops use: WebGPU's validation refuses it and the promise rejects with DeviceError
  * ("WebGPU rejected a command: …"). The device stays usable.
@@ -109,7 +127,7 @@ export function gpuDeviceOf(backend: Backend): GpuDevice {
  * timings mean; the backend's per-call kernel time follows a host upload of the same data).
  */
 export async function timeConvLayerResident(gpu: GpuDevice, p: ConvLayerProblem, config: ConvLayerConfig, reps: number): Promise<number[]> {
-  const buffer = gpu.upload(p.input);
+  const buffer = await gpu.exclusive(() => gpu.upload(p.input));
   try {
     const times: number[] = [];
     for (let i = 0; i < reps; i++) times.push(await timeConvLayerPass(gpu, p, buffer, config));
