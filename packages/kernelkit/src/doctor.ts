@@ -2,7 +2,9 @@ import os from 'node:os';
 import { createRequire } from 'node:module';
 import type { BackendFailure } from '@kernelkit/core';
 import { OP_NAMES, type Backend, type BackendInfo, type BackendName, type OpName } from '@kernelkit/ops';
-import { defaultLoaders, type BackendLoaders, type WebGpuProbe } from './loaders.js';
+import type { GpujsMode, ModeProbe } from '@kernelkit/gpujs';
+import type { WebGpuProbe } from '@kernelkit/webgpu';
+import { BACKEND_PACKAGES, defaultLoaders, notInstalledReason, type BackendLoaders } from './loaders.js';
 import { BACKEND_NAMES } from './names.js';
 import { resolveBackend, type ResolveOptions } from './resolve.js';
 
@@ -16,7 +18,7 @@ export interface DoctorReport {
   readonly machine: { readonly cpu: string; readonly cores: number; readonly memoryGiB: number; readonly os: string; readonly node: string };
   readonly backends: readonly BackendStatus[];
   readonly webgpuProbe: Probe<WebGpuProbe>;
-  readonly gpujsModes: Probe<unknown>;
+  readonly gpujsModes: Probe<Readonly<Record<GpujsMode, ModeProbe>>>;
   readonly gl: Probe<{ readonly version: string | undefined; readonly context: boolean }>;
   readonly autoSelection:
     | { readonly status: 'ok'; readonly selected: BackendName; readonly skipped: readonly BackendFailure[] }
@@ -49,16 +51,18 @@ async function backendStatus(name: BackendName, create: () => Promise<Backend>):
   }
 }
 
-/** `gl` (headless-gl) is a native addon gpu.js needs for its headlessgl mode; resolve it from gpu.js's location. */
+/**
+ * `gl` (headless-gl) is a native addon gpu.js needs for its headlessgl mode; it comes with
+ * @kernelkit/gpujs, so it is resolved from gpu.js's location there.
+ */
 function loadGl(): { version: string | undefined; context: boolean } {
-  const req = createRequire(import.meta.url);
-  let from = import.meta.url;
+  let gpujsEntry: string;
   try {
-    from = req.resolve('gpu.js');
+    gpujsEntry = createRequire(import.meta.url).resolve(BACKEND_PACKAGES.gpujs);
   } catch {
-    // gpu.js not resolvable from here: try gl from this package.
+    throw new Error(notInstalledReason(BACKEND_PACKAGES.gpujs));
   }
-  const r = createRequire(from);
+  const r = createRequire(createRequire(gpujsEntry).resolve('gpu.js'));
   const gl = r('gl') as (w: number, h: number) => unknown;
   if (typeof gl !== 'function') throw new Error('gl did not export a context factory');
   let version: string | undefined;
@@ -85,11 +89,11 @@ export async function runDoctor(options: ResolveOptions = {}, loaders: BackendLo
     if (!loaders.probeWebGpu) throw new Error('no WebGPU probe');
     return loaders.probeWebGpu();
   });
+  // A backend package that is not installed shows up as "not installed: npm install <package>":
+  // the way to add it.
   const gpujsModes = await probe(async () => {
-    const mod = (await import('@kernelkit/gpujs')) as Record<string, unknown>;
-    const f = mod['probeGpujsModes'];
-    if (typeof f !== 'function') throw new Error('@kernelkit/gpujs does not export probeGpujsModes() (package not built yet?)');
-    return (await (f as () => unknown)()) as unknown;
+    if (!loaders.probeGpujsModes) throw new Error('no gpu.js probe');
+    return loaders.probeGpujsModes();
   });
   const gl = await probe(loadGl);
   const threads = options.threads === undefined ? {} : { threads: options.threads };

@@ -2,10 +2,12 @@ export { createKernels } from './kernels.js';
 export type { CreateKernelsOptions, Kernels } from './kernels.js';
 export { resolveBackend, readResolveOptions } from './resolve.js';
 export type { ResolveOptions, ResolveContext, Resolved } from './resolve.js';
-export { defaultLoaders } from './loaders.js';
-export type { BackendLoaders, LoadOptions, WebGpuProbe } from './loaders.js';
-export { BACKEND_NAMES, DEFAULT_ORDER, ADAPTER_KINDS, GPUJS_MODES, SOFTWARE_ADAPTER_REASON } from './names.js';
-export type { AdapterKind, GpujsMode } from './names.js';
+export { defaultLoaders, BACKEND_PACKAGES, notInstalledReason } from './loaders.js';
+export type { BackendLoaders, LoadOptions } from './loaders.js';
+export { BACKEND_NAMES, DEFAULT_ORDER, ADAPTER_KINDS, SOFTWARE_ADAPTER_REASON } from './names.js';
+// The optional backends' own types (type-only: importing this package never loads them).
+export type { AdapterKind, WebGpuProbe } from '@kernelkit/webgpu';
+export type { GpujsMode, ModeProbe } from '@kernelkit/gpujs';
 
 // What users need to call the ops and handle failures, without importing the inner packages.
 export {

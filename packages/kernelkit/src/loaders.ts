@@ -1,17 +1,11 @@
-import type { AdapterInfo, Backend, BackendName } from '@kernelkit/ops';
-import type { AdapterKind, GpujsMode } from './names.js';
+import type { Backend, BackendName } from '@kernelkit/ops';
+import type { AdapterKind, WebGpuProbe } from '@kernelkit/webgpu';
+import type { GpujsMode, ModeProbe } from '@kernelkit/gpujs';
 
 export interface LoadOptions {
   readonly threads?: number;
   readonly adapter?: AdapterKind;
   readonly gpujsMode?: GpujsMode;
-}
-
-export interface WebGpuProbe {
-  readonly available: boolean;
-  readonly software?: boolean;
-  readonly adapter?: AdapterInfo;
-  readonly reason?: string;
 }
 
 /**
@@ -25,44 +19,65 @@ export interface BackendLoaders {
   readonly gpujs: (o: LoadOptions) => Promise<Backend>;
   /** Cheap adapter probe used by auto-selection to skip a software adapter without creating a device. */
   readonly probeWebGpu?: () => Promise<WebGpuProbe>;
+  /** Which gpu.js modes start here (for doctor). */
+  readonly probeGpujsModes?: () => Promise<Readonly<Record<GpujsMode, ModeProbe>>>;
 }
 
-/** Imports `specifier` and returns export `name` as a function, with a clear reason when either is missing. */
-async function importFunction<F>(specifier: string, name: string): Promise<F> {
-  let mod: Record<string, unknown>;
+/** The packages behind the backends; webgpu and gpujs are optional peers of this package. */
+export const BACKEND_PACKAGES = {
+  cpu: '@kernelkit/cpu',
+  piscina: '@kernelkit/piscina',
+  webgpu: '@kernelkit/webgpu',
+  gpujs: '@kernelkit/gpujs',
+} as const satisfies Record<BackendName, string>;
+
+/** The reason a backend whose package is missing is skipped with: what to run to add it. */
+export function notInstalledReason(packageName: string): string {
+  return `not installed: npm install ${packageName}`;
+}
+
+/** Node's error for `import(specifier)` when the package itself (not one of its dependencies) cannot be found. */
+function isMissingPackage(err: unknown, specifier: string): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return e?.code === 'ERR_MODULE_NOT_FOUND' && typeof e.message === 'string' && e.message.includes(`'${specifier}'`);
+}
+
+export type ImportModule = (specifier: string) => Promise<unknown>;
+
+/** Imports a backend package; a package that is not installed rejects with `notInstalledReason`. */
+export async function importBackendPackage<M>(specifier: string, importModule: ImportModule = (s) => import(s)): Promise<M> {
   try {
-    mod = (await import(specifier)) as Record<string, unknown>;
+    return (await importModule(specifier)) as M;
   } catch (err) {
+    if (isMissingPackage(err, specifier)) throw new Error(notInstalledReason(specifier), { cause: err });
     throw new Error(`cannot import ${specifier}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
-  const fn = mod[name];
-  if (typeof fn !== 'function') throw new Error(`${specifier} does not export ${name}() (package not built yet?)`);
-  return fn as F;
 }
 
-type Factory<O> = (options?: O) => Backend | Promise<Backend>;
+type CpuModule = typeof import('@kernelkit/cpu');
+type PiscinaModule = typeof import('@kernelkit/piscina');
+type WebGpuModule = typeof import('@kernelkit/webgpu');
+type GpujsModule = typeof import('@kernelkit/gpujs');
 
-export const defaultLoaders: BackendLoaders = {
-  cpu: async () => (await importFunction<Factory<undefined>>('@kernelkit/cpu', 'createCpuBackend'))(),
-  piscina: async (o) => {
-    const create = await importFunction<Factory<{ threads?: number }>>('@kernelkit/piscina', 'createPiscinaBackend');
-    return create(o.threads === undefined ? {} : { threads: o.threads });
-  },
-  webgpu: async (o) => {
-    const create = await importFunction<Factory<{ adapter?: AdapterKind }>>('@kernelkit/webgpu', 'createWebGpuBackend');
-    return create({ adapter: o.adapter ?? 'hardware' });
-  },
-  gpujs: async (o) => {
-    const create = await importFunction<Factory<{ mode?: GpujsMode }>>('@kernelkit/gpujs', 'createGpujsBackend');
-    return create(o.gpujsMode === undefined ? {} : { mode: o.gpujsMode });
-  },
-  probeWebGpu: async () => {
-    try {
-      return await (await importFunction<() => Promise<WebGpuProbe>>('@kernelkit/webgpu', 'probeWebGpu'))();
-    } catch (err) {
-      return { available: false, reason: err instanceof Error ? err.message : String(err) };
-    }
-  },
-};
+/** The loaders that import the real packages through `importModule` (injectable to test a missing package). */
+export function packageLoaders(importModule?: ImportModule): BackendLoaders {
+  const load = <M>(name: BackendName): Promise<M> => importBackendPackage<M>(BACKEND_PACKAGES[name], importModule);
+  return {
+    cpu: async () => (await load<CpuModule>('cpu')).createCpuBackend(),
+    piscina: async (o) => (await load<PiscinaModule>('piscina')).createPiscinaBackend(o.threads === undefined ? {} : { threads: o.threads }),
+    webgpu: async (o) => (await load<WebGpuModule>('webgpu')).createWebGpuBackend({ adapter: o.adapter ?? 'hardware' }),
+    gpujs: async (o) => (await load<GpujsModule>('gpujs')).createGpujsBackend(o.gpujsMode === undefined ? {} : { mode: o.gpujsMode }),
+    probeWebGpu: async () => {
+      try {
+        return await (await load<WebGpuModule>('webgpu')).probeWebGpu();
+      } catch (err) {
+        return { available: false, reason: err instanceof Error ? err.message : String(err) };
+      }
+    },
+    probeGpujsModes: async () => (await load<GpujsModule>('gpujs')).probeGpujsModes(),
+  };
+}
+
+export const defaultLoaders: BackendLoaders = packageLoaders();
 
 export const loaderFor = (loaders: BackendLoaders, name: BackendName): ((o: LoadOptions) => Promise<Backend>) => loaders[name];

@@ -1,12 +1,17 @@
 import type { BackendName } from '@kernelkit/ops';
+import type { AdapterKind } from '@kernelkit/webgpu';
+
+export type { AdapterKind } from '@kernelkit/webgpu';
+export type { GpujsMode } from '@kernelkit/gpujs';
 
 export const BACKEND_NAMES = ['webgpu', 'piscina', 'cpu', 'gpujs'] as const satisfies readonly BackendName[];
 /** Auto-selection order: gpu.js is only tried when asked for (it is slower than the pool in most modes). */
 export const DEFAULT_ORDER = ['webgpu', 'piscina', 'cpu'] as const satisfies readonly BackendName[];
-export const ADAPTER_KINDS = ['hardware', 'software', 'any'] as const;
-export type AdapterKind = (typeof ADAPTER_KINDS)[number];
-export const GPUJS_MODES = ['webgpu', 'headlessgl', 'webasm', 'cpu'] as const;
-export type GpujsMode = (typeof GPUJS_MODES)[number];
+
+// Options are checked before @kernelkit/webgpu (an optional peer) is loaded, so the kinds are
+// listed here; the Record type makes the compiler refuse a kind missing from or unknown to it.
+const ADAPTER_KIND_SET: Readonly<Record<AdapterKind, true>> = { hardware: true, software: true, any: true };
+export const ADAPTER_KINDS: readonly AdapterKind[] = Object.keys(ADAPTER_KIND_SET) as AdapterKind[];
 
 export const SOFTWARE_ADAPTER_REASON =
   'software adapter (llvmpipe): slower than the worker pool; force with KERNELKIT_BACKEND=webgpu KERNELKIT_ADAPTER=software';

@@ -1,6 +1,7 @@
 import { OP_NAMES, type Backend, type BackendName } from '@kernelkit/ops';
 import { createCpuBackend } from '@kernelkit/cpu';
-import type { BackendLoaders, LoadOptions, WebGpuProbe } from '../src/loaders.js';
+import type { WebGpuProbe } from '@kernelkit/webgpu';
+import type { BackendLoaders, LoadOptions } from '../src/loaders.js';
 
 /** A real CPU backend wearing another backend's name: enough to test selection and delegation. */
 export function fakeBackend(name: BackendName, software = false): Backend & { disposeCalls: number } {
