@@ -15,5 +15,5 @@ for be in piscina gpujs; do
   timeout 90 node $fm --batch 10000 --backend $be --json > "$fmo/fm-10000-$be.json" 2>> "$fmo/fm.err"; echo "fashion-mnist 10000 $be rc=$?"
 done
 tar -C "$OUT" -cf "$OUT/fm.tar" fm && rm -r "$fmo"
-timeout 270 node packages/gpujs/dist/bench/compare.js --out "$OUT" --mode webgpu > "$OUT/gpujs.log" 2>&1; echo "gpujs compare rc=$?"
+timeout 270 node apps/studies/dist/gpujs/compare.js --out "$OUT" --mode webgpu > "$OUT/gpujs.log" 2>&1; echo "gpujs compare rc=$?"
 tail -30 "$OUT/gpujs.log"

@@ -7,7 +7,7 @@
 #   b: conv2d, stencil3d, scan, gridSearch (+ the streaming-scan bench)
 #   f: Fashion-MNIST on every backend and variant + the WebGPU reliability script
 #   g: gpu.js conv2d, stencil3d and scan (with the CPU rows they are checked against) + the
-#      WebGPU steady-state sweep of the scan kernels (packages/webgpu/dist/bench/steady.js)
+#      WebGPU steady-state sweep of the scan kernels (apps/studies/dist/webgpu/steady.js)
 #   i: WebGPU steady-state kernel times (scan defaults, every convLayer candidate), grid search
 #      on cpu, gpu.js and Piscina, WebGPU scan rows
 #   j: WebGPU steady-state kernel times again (files), convLayer on cpu, gpu.js and WebGPU
@@ -23,9 +23,9 @@ bench() { # $1 = ops, $2 = seconds, then extra bench arguments; $name (default: 
 }
 case $part in
   a) bench convLayer 470
-     timeout 100 node packages/webgpu/dist/bench/conv-layer-chunks.js --batch 10000 --chunks 1000,2500 --reps 3 --adapter hardware --out "$OUT/conv-layer-chunks.json" 2>&1 | grep -v Warning | tail -14; echo "chunks rc=$?" ;;
+     timeout 100 node apps/studies/dist/webgpu/conv-layer-chunks.js --batch 10000 --chunks 1000,2500 --reps 3 --adapter hardware --out "$OUT/conv-layer-chunks.json" 2>&1 | grep -v Warning | tail -14; echo "chunks rc=$?" ;;
   b) bench conv2d,stencil3d,scan,gridSearch 520
-     timeout 60 node packages/webgpu/dist/bench/scan-stream.js --total 400000000 --chunk 50000000 --dtype f32 --reps 3 --adapter hardware --out "$OUT/scan-stream.json" 2>&1 | tail -12; echo "scan-stream rc=$?" ;;
+     timeout 60 node apps/studies/dist/webgpu/scan-stream.js --total 400000000 --chunk 50000000 --dtype f32 --reps 3 --adapter hardware --out "$OUT/scan-stream.json" 2>&1 | tail -12; echo "scan-stream rc=$?" ;;
   o) bench conv2d,stencil3d,scan,gridSearch 560 --backend webgpu ;;
   p) bench convLayer 560 --backend cpu,webgpu ;;
   m) # Fashion-MNIST again for the runs with WebGPU in them (after a convLayer kernel change): the
@@ -48,13 +48,13 @@ case $part in
      for be in piscina gpujs cpu; do timeout 300 node $fm --batch 10000 --backend $be --json > "$fmo/fm-10000-$be.json" 2>> "$fmo/fm.err"; echo "fm 10000 $be rc=$?"; done
      node apps/fashion-mnist/dist/table.js "$fmo" --title "Fashion-MNIST CNN on the H100 host" > "$OUT/fashion-mnist.md"; tail -25 "$OUT/fashion-mnist.md"
      tar -C "$OUT" -cf "$OUT/fm.tar" fm && rm -r "$fmo"
-     timeout 90 node packages/webgpu/dist/bench/reliability.js --out "$OUT/reliability.json" --cycles 200 > "$OUT/reliability.log" 2>&1; echo "reliability rc=$?"; tail -20 "$OUT/reliability.log" ;;
-  g) timeout 260 node packages/webgpu/dist/bench/steady.js --sweep --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -70
+     timeout 90 node apps/studies/dist/webgpu/reliability.js --out "$OUT/reliability.json" --cycles 200 > "$OUT/reliability.log" 2>&1; echo "reliability rc=$?"; tail -20 "$OUT/reliability.log" ;;
+  g) timeout 260 node apps/studies/dist/webgpu/steady.js --sweep --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -70
      bench conv2d,stencil3d,scan 300 --backend cpu,gpujs ;;
-  i) timeout 150 node packages/webgpu/dist/bench/steady.js --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -40
+  i) timeout 150 node apps/studies/dist/webgpu/steady.js --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -40
      name=i-grid bench gridSearch 220 --backend cpu,gpujs,piscina
      name=i-scan bench scan 150 --backend webgpu ;;
-  j) timeout 100 node packages/webgpu/dist/bench/steady.js --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -30
+  j) timeout 100 node apps/studies/dist/webgpu/steady.js --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -30
      bench convLayer 470 --backend cpu,gpujs,webgpu ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac

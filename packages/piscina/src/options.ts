@@ -28,7 +28,7 @@ export interface ResolvedOptions {
  * cell updates = cells × steps; scan: elements; gridSearch: grid points).
  *
  * Rule: run inline below about 1 ms of work. A pool call has a fixed cost (task messages,
- * staging, promise turns) that `node packages/piscina/dist/bench/threshold.js --threads 2`
+ * staging, promise turns) that `node apps/studies/dist/piscina/threshold.js --threads 2`
  * measured on the 2-core dev machine (Intel Xeon @ 2.0 GHz, Node 20.20, 2026-11) as
  *   conv2d 0.41 ms, stencil3d 0.67 ms, scan 0.21 ms, gridSearch 0.51 ms, convLayer 0.21 ms,
  * and with two threads the pool can win at best by half the work, so it needs a few times its

@@ -1,0 +1,24 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const run = (script: string, args: readonly string[]) => spawnSync(process.execPath, [`${dist}${script}`, ...args], { encoding: 'utf8', timeout: 110_000 });
+
+describe('study command lines (run `npm run build -w @kernelkit/studies` first)', () => {
+  it('a bad option exits with 2 and names the option; --help exits with 0', () => {
+    const bad = run('webgpu/steady.js', ['--reps', '0']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--reps/);
+    expect(run('piscina/scaling.js', []).status).toBe(2);
+    const help = run('piscina/threshold.js', ['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/--runs <n>/);
+  });
+  it('threshold measures a scan ladder inline and pooled', () => {
+    const r = run('piscina/threshold.js', ['--ops', 'scan', '--runs', '1', '--threads', '1']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^scan: pool wins from /m);
+    expect(r.stdout.match(/ u32 +work /g)).toHaveLength(9);
+  });
+});
