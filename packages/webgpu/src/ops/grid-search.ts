@@ -1,12 +1,11 @@
 import { AbortError, LimitExceededError } from '@kernelkit/core';
-import { gridPointPasses, PointSink, type GridPoints, type GridSearchProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
+import { gridPointPasses, PointSink, U32F, type GridPoints, type GridSearchProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import type { Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import { grid1d } from '../runtime/usage.js';
 import { addMs, callTimes } from './common.js';
 import { gridNaive, gridOptimized, gridPruned, PRUNED_DEPTH, type GridShape } from './grid-search.wgsl.js';
 
-const U32F = 2 ** -24;
 
 /** The next f32 above `v` (v >= 0): rounding a threshold up keeps the screen conservative. */
 function f32Up(v: number): number {

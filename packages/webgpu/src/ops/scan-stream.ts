@@ -29,7 +29,7 @@ export interface WebGpuScanStreamOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Knobs of the device-level stream, for tests and the bench (bench/scan-stream.ts). */
+/** Knobs of the device-level stream, for tests and the scan-stream study (apps/studies). */
 export interface ScanStreamTuning {
   /**
    * Buffer sets in flight, 1–4; default 2. With 1 each piece is uploaded, scanned and read back

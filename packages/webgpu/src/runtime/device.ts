@@ -8,7 +8,7 @@ import type { Program } from './program.js';
 import { DEFAULT_STAGING, SMALL_WRITE_BYTES, TransferClock, type StagingShape } from './transfer.js';
 import { BUF } from './usage.js';
 
-/** Default clock warm-up before a timed pass, in ms of full-clock FMA work (chosen from the ramp measurement in bench/ceilings.ts). */
+/** Default clock warm-up before a timed pass, in ms of full-clock FMA work (chosen from the ramp measurement of apps/studies webgpu/ceilings.js). */
 export const DEFAULT_WARMUP_MS = 60;
 
 export interface Dispatch {
