@@ -1,16 +1,13 @@
 import os from 'node:os';
 import { createBackend, type Backend } from '@kernelkit/ops';
 import { resolveOptions, type PiscinaBackendOptions } from './options.js';
-import { Pool } from './pool.js';
+import { Pool, registerPool } from './pool.js';
 import { conv2dOp } from './ops/conv2d.js';
 import { convLayerOp } from './ops/conv-layer.js';
 import type { Env } from './ops/context.js';
 import { gridSearchOp } from './ops/grid-search.js';
 import { scanOp } from './ops/scan.js';
 import { stencil3dOp } from './ops/stencil3d.js';
-
-/** Backend → its pool, for the explicitly named testing hooks in `testing.ts` only. */
-export const POOLS = new WeakMap<Backend, Pool>();
 
 /**
  * The worker-pool backend: one Piscina pool per instance, inputs and outputs in
@@ -42,6 +39,6 @@ export async function createPiscinaBackend(options?: PiscinaBackendOptions): Pro
     },
     release: () => pool.destroy(),
   });
-  POOLS.set(backend, pool);
+  registerPool(backend, pool);
   return backend;
 }

@@ -256,8 +256,7 @@ export class Call {
     this.inflight++;
     this.tasks++;
     const signal = options.abortable === false ? null : this.signal;
-    const fault = this.pool.fault?.take(this.op);
-    this.pool.piscina.run(fault === undefined ? task : { ...task, fault }, { signal }).then(
+    this.pool.run<R>(this.op, task, signal).then(
       (r: R) => {
         if (!this.failed && onResult !== undefined) {
           try {

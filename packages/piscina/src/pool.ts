@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { BackendUnavailableError } from '@kernelkit/core';
-import type { OpName } from '@kernelkit/ops';
-import type { FaultAction, Task } from './protocol.js';
+import { BackendUnavailableError, InvalidArgumentError } from '@kernelkit/core';
+import type { Backend, OpName } from '@kernelkit/ops';
+import type { Task } from './protocol.js';
 
 /**
  * The built worker. Resolved relative to the package root so that it is `dist/worker.js` both
@@ -69,17 +69,43 @@ class BufferCache {
   }
 }
 
-/** Test-only: decides which op task carries an injected fault (made by `injectFault` in `src/testing.ts`). */
-export interface FaultPlan {
-  /** Called for each op task as it is submitted; returns the fault for this one, if any. */
-  take(op: OpName): FaultAction | undefined;
+/**
+ * Stands in for the submission of an op's task: gets the task and the real submit, which takes
+ * the message and the worker file it runs in. Installed by `@kernelkit/piscina/testing` (through
+ * `setSubmitHook`, which no entry of the package exports) to send one task to the testing worker.
+ */
+export type SubmitHook = (op: OpName, task: Task, submit: (message: unknown, worker?: URL) => Promise<unknown>) => Promise<unknown>;
+const submitHooks = new WeakMap<Pool, SubmitHook>();
+
+export function setSubmitHook(pool: Pool, hook: SubmitHook): void {
+  submitHooks.set(pool, hook);
+}
+
+/** Removes `hook` if it is still the pool's (a later one may have replaced it). */
+export function removeSubmitHook(pool: Pool, hook: SubmitHook): void {
+  if (submitHooks.get(pool) === hook) submitHooks.delete(pool);
+}
+
+/**
+ * The pool behind each backend made by createPiscinaBackend, for the `./testing` hooks.
+ * Package-internal: no entry of the package exports this module.
+ */
+const pools = new WeakMap<Backend, Pool>();
+
+export function registerPool(backend: Backend, pool: Pool): void {
+  pools.set(backend, pool);
+}
+
+/** The backend's pool; InvalidArgumentError naming `backend` for any other value. */
+export function poolOf(backend: Backend): Pool {
+  const pool = pools.get(backend);
+  if (pool === undefined) throw new InvalidArgumentError('backend', 'not a backend made by createPiscinaBackend');
+  return pool;
 }
 
 export class Pool {
   disposed = false;
   lastStats: CallStats | undefined;
-  /** Set only through `@kernelkit/piscina/testing`; while undefined a task pays one field load for it. */
-  fault: FaultPlan | undefined;
   readonly buffers = new BufferCache(Math.min(2 ** 31, Math.floor(os.totalmem() / 8)));
   /** Serialises calls whose tasks wait for each other (stencil barriers), so two can never deadlock. */
   private barrierTail: Promise<void> = Promise.resolve();
@@ -119,6 +145,13 @@ export class Pool {
       throw new BackendUnavailableError('piscina: cannot start the worker pool', [{ backend: 'piscina', reason }], { cause });
     }
     return new Pool(piscina, maxThreads);
+  }
+
+  /** Submits one task of `op` to the workers. */
+  run<R>(op: OpName, task: Task, signal: AbortSignal | null): Promise<R> {
+    const submit = (message: unknown, worker?: URL): Promise<R> => this.piscina.run(message, worker === undefined ? { signal } : { signal, filename: worker.href }) as Promise<R>;
+    const hook = submitHooks.get(this);
+    return hook === undefined ? submit(task) : (hook(op, task, submit) as Promise<R>);
   }
 
   /** Runs `fn` after every earlier barrier call has finished. */

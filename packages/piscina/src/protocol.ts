@@ -141,28 +141,9 @@ export interface GridTask {
 /** A grid task's answer: the passing points of its prefixes, in order, or `exceeded`. */
 export type GridTaskResult = Float64Array | { readonly exceeded: true };
 
-/** Test-only: exercises the failure paths (see `src/testing.ts`). Not reachable from any op. */
-export interface TestTask {
-  readonly kind: 'test';
-  readonly action: 'throw' | 'exit' | 'sleep';
-  readonly ms?: number;
-}
-
 export interface PingTask {
   readonly kind: 'ping';
 }
 
-/** Test-only: what an injected fault does to the op task that carries it (see `injectFault` in `src/testing.ts`). */
-export type FaultAction = 'throw' | 'exit';
-
-/** Message of the error an injected `'throw'` fault raises in the worker. */
-export const FAULT_MESSAGE = 'kernelkit testing hook: injected fault';
-
-/** Exit code of a worker that an injected `'exit'` fault ends. */
-export const FAULT_EXIT_CODE = 71;
-
-/**
- * Every op task may carry `fault`, set only by the testing hook: the worker then fails the task
- * (a stencil participant after its first step, with the others waiting at the barrier).
- */
-export type Task = (Conv2dTask | ConvLayerTask | StencilStepTask | StencilSlabTask | ScanSumTask | ScanLocalTask | GridTask | TestTask | PingTask) & { readonly fault?: FaultAction };
+/** What the production worker (src/worker.ts) runs; the test-only tasks are in src/testing-protocol.ts. */
+export type Task = Conv2dTask | ConvLayerTask | StencilStepTask | StencilSlabTask | ScanSumTask | ScanLocalTask | GridTask | PingTask;

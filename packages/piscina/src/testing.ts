@@ -2,31 +2,25 @@
  * Testing hooks: reach into a Piscina backend's pool to exercise failure paths and observe the
  * data path. Not part of the ops; exported as `@kernelkit/piscina/testing`.
  */
-import { assertInteger, assertObject, assertOneOf, InvalidArgumentError, WorkerError } from '@kernelkit/core';
+import { assertInteger, assertObject, assertOneOf, WorkerError } from '@kernelkit/core';
 import { OP_NAMES, type Backend, type OpName } from '@kernelkit/ops';
-import { POOLS } from './backend.js';
-import type { CallStats, Pool } from './pool.js';
-import { FAULT_EXIT_CODE, FAULT_MESSAGE, type FaultAction, type TestTask } from './protocol.js';
+import { poolOf, removeSubmitHook, setSubmitHook, type CallStats, type SubmitHook } from './pool.js';
+import { TESTING_WORKER_URL, type FaultAction, type FaultTask, type TestTask } from './testing-protocol.js';
 
 export type { CallStats } from './pool.js';
-export type { FaultAction } from './protocol.js';
-export { FAULT_EXIT_CODE, FAULT_MESSAGE } from './protocol.js';
-
-function poolOf(backend: Backend): Pool {
-  const pool = POOLS.get(backend);
-  if (pool === undefined) throw new InvalidArgumentError('backend', 'not a backend made by createPiscinaBackend');
-  return pool;
-}
+export type { FaultAction } from './testing-protocol.js';
+export { FAULT_EXIT_CODE, FAULT_MESSAGE, TEST_EXIT_CODE } from './testing-protocol.js';
 
 /**
- * Runs a test-only task on one worker: `'throw'` throws a TypeError there, `'exit'` ends the
- * worker's thread with `process.exit(70)`, `'sleep'` blocks it for `ms`. Failures reject with
+ * Runs a test-only task on one worker (in the testing worker, src/testing-worker.ts): `'throw'`
+ * throws a TypeError there, `'exit'` ends the worker's thread with `process.exit(TEST_EXIT_CODE)`,
+ * `'sleep'` blocks it for `ms`. Failures reject with
  * WorkerError whose `cause` is the worker's error, exactly as an op's would.
  */
 export async function runWorkerTestTask(backend: Backend, action: TestTask['action'], ms?: number): Promise<unknown> {
   const pool = poolOf(backend);
   try {
-    return await pool.piscina.run({ kind: 'test', action, ...(ms === undefined ? {} : { ms }) } satisfies TestTask);
+    return await pool.piscina.run({ kind: 'test', action, ...(ms === undefined ? {} : { ms }) } satisfies TestTask, { filename: TESTING_WORKER_URL.href });
   } catch (err) {
     throw new WorkerError(`test task: a worker failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
@@ -74,22 +68,23 @@ export function injectFault(backend: Backend, options: FaultOptions): InjectedFa
   if (options.op !== undefined) assertOneOf(options.op, 'options.op', OP_NAMES);
   let seen = 0;
   let fired = false;
-  const plan = {
-    take(op: OpName): FaultAction | undefined {
-      if (options.op !== undefined && op !== options.op) return undefined;
-      if (seen++ < afterTasks) return undefined;
-      fired = true;
-      if (pool.fault === plan) pool.fault = undefined;
-      return options.action;
-    },
+  let pending = true;
+  // The hook is the pool's for this fault only: replaced by a later injectFault, removed once fired.
+  const hook: SubmitHook = (op, task, submit) => {
+    if (!pending || (options.op !== undefined && op !== options.op) || seen++ < afterTasks) return submit(task);
+    fired = true;
+    pending = false;
+    removeSubmitHook(pool, hook);
+    return submit({ kind: 'fault', action: options.action, task } satisfies FaultTask, TESTING_WORKER_URL);
   };
-  pool.fault = plan;
+  setSubmitHook(pool, hook);
   return {
     get fired() {
       return fired;
     },
     cancel() {
-      if (pool.fault === plan) pool.fault = undefined;
+      pending = false;
+      removeSubmitHook(pool, hook);
     },
   };
 }

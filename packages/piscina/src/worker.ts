@@ -22,11 +22,8 @@ import {
   CTRL_ARRIVED,
   CTRL_GENERATION,
   CTRL_STOP,
-  FAULT_EXIT_CODE,
-  FAULT_MESSAGE,
   STOPPED_MESSAGE,
   type Dtype,
-  type FaultAction,
   type GridTask,
   type SharedGridProblem,
   type Ref,
@@ -108,16 +105,12 @@ function waitFlag(flags: Int32Array, i: number, ctrl: Int32Array): void {
   }
 }
 
-/** An injected fault (testing hook only): fail as a bug would, or end the thread as a crash would. */
-function injected(action: FaultAction): never {
-  if (action === 'exit') process.exit(FAULT_EXIT_CODE);
-  throw new Error(FAULT_MESSAGE);
-}
-
-function stencilSlab(t: StencilSlabTask & { readonly fault?: FaultAction }): void {
+/**
+ * All steps of one slab. `beforeStep` is for the testing worker (src/testing-worker.ts), which
+ * fails a participant mid-run through it.
+ */
+export function stencilSlab(t: StencilSlabTask, beforeStep?: (step: number) => void): void {
   const ctrl = new Int32Array(t.ctrl);
-  // Mid-run: after the first step, so the other participants are at (or past) a barrier.
-  const faultStep = t.fault === undefined ? -1 : Math.min(1, t.steps - 1);
   try {
     const input = view<Float32Array>(t.input);
     const a = view<Float32Array>(t.a);
@@ -126,7 +119,7 @@ function stencilSlab(t: StencilSlabTask & { readonly fault?: FaultAction }): voi
     const outDone = t.outDone && new Int32Array(t.outDone);
     const last = t.steps - 1;
     for (let s = 0; s < t.steps; s++) {
-      if (s === faultStep) injected(t.fault!);
+      beforeStep?.(s);
       if (Atomics.load(ctrl, CTRL_STOP) !== 0) throw new Error(STOPPED);
       const src = s === 0 ? input : s % 2 === 1 ? a : b;
       const dst = s % 2 === 0 ? a : b;
@@ -182,7 +175,6 @@ function grid(t: GridTask): ReturnType<typeof move> | { exceeded: true } {
 }
 
 export default function run(task: Task): unknown {
-  if (task.fault !== undefined && task.kind !== 'stencilSlab') injected(task.fault);
   switch (task.kind) {
     case 'conv2d':
       if (task.simd) conv2dRowsSimd(kernels(), view(task.input), view(task.filter), view(task.out), task.height, task.width, task.k, task.rowStart, task.rowEnd);
@@ -209,11 +201,6 @@ export default function run(task: Task): unknown {
       return grid(task);
     case 'ping':
       return 'pong';
-    case 'test':
-      if (task.action === 'throw') throw new TypeError('kernelkit testing hook: deliberate worker failure');
-      if (task.action === 'exit') process.exit(70);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, task.ms ?? 0);
-      return 'slept';
   }
   throw new TypeError(`unknown task kind ${JSON.stringify((task as { kind?: unknown }).kind)}`);
 }
