@@ -22,6 +22,17 @@ function formatAdapter(a: AdapterInfo): string[] {
   ];
 }
 
+/** One line per gpu.js mode: `probeGpujsModes()` returns `{ [mode]: { available, reason? } }`. */
+function formatGpujsModes(modes: unknown): string[] {
+  if (typeof modes !== 'object' || modes === null) return [`  ${String(modes)}`];
+  const width = Math.max(...Object.keys(modes).map((m) => m.length));
+  return Object.entries(modes).map(([mode, probe]) => {
+    const p = (typeof probe === 'object' && probe !== null ? probe : {}) as { available?: unknown; reason?: unknown };
+    const reason = typeof p.reason === 'string' ? ` — ${p.reason}` : '';
+    return `  ${mode.padEnd(width)}  ${p.available === true ? 'available' : 'unavailable'}${reason}`;
+  });
+}
+
 export function formatDoctor(r: DoctorReport): string {
   const lines: string[] = [];
   const m = r.machine;
@@ -44,8 +55,9 @@ export function formatDoctor(r: DoctorReport): string {
   } else lines.push(`  errored: ${r.webgpuProbe.message}`);
   const pool = r.backends.find((b) => b.backend === 'piscina');
   lines.push('', `piscina workers: ${pool?.status === 'available' ? String(pool.info.threads ?? '?') : 'n/a'}`);
-  lines.push(`gpu.js modes: ${r.gpujsModes.status === 'ok' ? JSON.stringify(r.gpujsModes.value) : `errored: ${r.gpujsModes.message}`}`);
-  lines.push(`gl (headless-gl): ${r.gl.status === 'ok' ? `loads${r.gl.value.version ? ` (v${r.gl.value.version})` : ''}, ${r.gl.value.context ? 'creates a context' : 'cannot create a context (no GL driver/display)'}` : `does not load: ${r.gl.message}`}`);
+  if (r.gpujsModes.status === 'ok') lines.push('gpu.js modes:', ...formatGpujsModes(r.gpujsModes.value));
+  else lines.push(`gpu.js modes: errored: ${r.gpujsModes.message}`);
+  lines.push(`gl (headless-gl): ${r.gl.status === 'ok' ? `loads${r.gl.value.version ? ` (v${r.gl.value.version})` : ''}, ${r.gl.value.context ? 'creates a context' : 'cannot create a context (no GL driver/display)'}` : `does not load: ${r.gl.message.split('\n')[0]}`}`);
   lines.push('');
   if (r.autoSelection.status === 'ok') {
     lines.push(`auto-selection picks: ${r.autoSelection.selected}`);

@@ -2,7 +2,7 @@ import { access, writeFile } from 'node:fs/promises';
 import { CS610_DISP_PATH, CS610_GRID_PATH, formatCs610Results, readCs610Problem, type BackendName, type Progress } from '@kernelkit/ops';
 import { createKernels } from '../kernels.js';
 import { ADAPTER_KINDS, BACKEND_NAMES, type AdapterKind } from '../names.js';
-import { UsageError, parseChoice, parseIntOption, parseNumberOption } from './usage-error.js';
+import { STDOUT, UsageError, optionalTarget, parseChoice, parseIntOption, parseNumberOption, stderrIsTerminal, writeTarget } from '../cli-kit.js';
 
 export interface GridSearchCliOptions {
   readonly grid?: string;
@@ -13,7 +13,8 @@ export interface GridSearchCliOptions {
   readonly variant?: string;
   readonly adapter?: string;
   readonly threads?: string;
-  readonly json?: boolean;
+  readonly json?: boolean | string;
+  readonly progress?: boolean;
 }
 
 async function checkReadable(option: string, path: string): Promise<void> {
@@ -24,16 +25,20 @@ async function checkReadable(option: string, path: string): Promise<void> {
   }
 }
 
-/** A one-line progress display on a TTY; nothing when stderr is piped (logs stay clean). */
-function progressWriter(): ((p: Progress) => void) | undefined {
-  if (!process.stderr.isTTY) return undefined;
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/** A one-line progress display with elapsed time and ETA, on a terminal only (piped stderr stays clean). */
+function progressWriter(enabled: boolean): ((p: Progress) => void) | undefined {
+  if (!enabled || !stderrIsTerminal()) return undefined;
+  const t0 = performance.now();
   let last = 0;
   return (p) => {
     const t = performance.now();
     if (t - last < 100 && p.done < p.total) return;
     last = t;
     const pct = p.total > 0 ? ((100 * p.done) / p.total).toFixed(1) : '?';
-    process.stderr.write(`\rgrid search: ${pct}% (${p.done.toExponential(2)} / ${p.total.toExponential(2)} ${p.unit})  `);
+    const eta = p.done > 0 && p.total > 0 ? seconds(((t - t0) * (p.total - p.done)) / p.done) : '?';
+    process.stderr.write(`\rgrid search: ${pct}% (${p.done.toExponential(2)} / ${p.total.toExponential(2)} ${p.unit}), elapsed ${seconds(t - t0)}, ETA ${eta}  `);
   };
 }
 
@@ -60,7 +65,7 @@ export async function gridSearchCommand(o: GridSearchCliOptions): Promise<void> 
     if (o.variant !== undefined && !variants.includes(o.variant)) {
       throw new UsageError('--variant', `the ${kernels.selected} backend has no grid-search variant ${JSON.stringify(o.variant)} (it has: ${variants.join(', ')})`);
     }
-    const onProgress = progressWriter();
+    const onProgress = progressWriter(o.progress !== false);
     const t0 = performance.now();
     const r = await kernels.gridSearch(args, {
       timing: true,
@@ -71,9 +76,11 @@ export async function gridSearchCommand(o: GridSearchCliOptions): Promise<void> 
     if (onProgress) process.stderr.write('\n');
     await writeFile(out, formatCs610Results(r.data));
     const summary = { count: r.data.count, ms, kernelMs: r.timing?.kernelMs, backend: r.backend, variant: r.variant, out, skipped: kernels.skipped, notes: r.notes ?? [] };
-    if (o.json) process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
-    else {
+    const jsonTarget = optionalTarget(o.json);
+    if (jsonTarget !== undefined) await writeTarget(jsonTarget, JSON.stringify(summary, null, 2) + '\n');
+    if (jsonTarget !== STDOUT) {
       process.stdout.write(`${r.data.count} points in ${(ms / 1000).toFixed(3)} s on ${r.backend} (${r.variant}); results in ${out}\n`);
+      for (const note of r.notes ?? []) process.stdout.write(`  note: ${note}\n`);
       for (const s of kernels.skipped) process.stdout.write(`  skipped ${s.backend}: ${s.reason}\n`);
     }
   } finally {

@@ -1,0 +1,250 @@
+/**
+ * What every kernelkit command-line program shares (the `kernelkit`, bench and Fashion-MNIST
+ * CLIs): one commander setup, one error printer and exit-code contract, `-` for stdout, and a
+ * stderr filter that keeps Dawn's native warnings off the terminal.
+ *
+ * Exit codes: 0 success (help and --version included), 1 a failure while running, 2 a usage error.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CommanderError, InvalidArgumentError as CommanderArgumentError, type Command } from 'commander';
+import { InvalidArgumentError } from '@kernelkit/core';
+
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+/** A command-line mistake: printed as `<prog>: <option>: <reason>` with a --help hint, exit code 2. */
+export class UsageError extends Error {
+  constructor(option: string, reason: string) {
+    super(`${option}: ${reason}`);
+    this.name = 'UsageError';
+  }
+}
+
+export function parseNumberOption(option: string, raw: string, min: number): number {
+  const v = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(v)) throw new UsageError(option, `expected a number, got ${JSON.stringify(raw)}`);
+  if (v < min) throw new UsageError(option, `must be >= ${min}, got ${raw}`);
+  return v;
+}
+
+export function parseIntOption(option: string, raw: string, min: number, max: number): number {
+  const v = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(v)) throw new UsageError(option, `expected an integer, got ${JSON.stringify(raw)}`);
+  if (v < min || v > max) throw new UsageError(option, `must be between ${min} and ${max}, got ${raw}`);
+  return v;
+}
+
+export function parseChoice<T extends string>(option: string, raw: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(raw)) throw new UsageError(option, `expected one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw as T;
+}
+
+/** KERNELKIT_DEBUG=1 (everything) or a comma-separated list of topics, e.g. KERNELKIT_DEBUG=webgpu. */
+export function isDebug(topic?: string): boolean {
+  const v = process.env['KERNELKIT_DEBUG']?.trim() ?? '';
+  if (v === '' || v === '0') return false;
+  if (topic === undefined) return true;
+  const topics = v.split(',').map((s) => s.trim());
+  return topics.includes(topic) || topics.includes('1') || topics.includes('all');
+}
+
+/** The version in the package.json nearest above `moduleUrl` (pass `import.meta.url`). */
+export function packageVersion(moduleUrl: string): string {
+  let dir = dirname(fileURLToPath(moduleUrl));
+  for (;;) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string };
+      if (typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // No package.json here: keep walking up.
+    }
+    const up = dirname(dir);
+    if (up === dir) return 'unknown';
+    dir = up;
+  }
+}
+
+/**
+ * The one commander setup: `--version`, errors printed as `<prog>: <message>` plus a --help
+ * hint, and exceptions instead of process.exit so runCli picks the exit code. Call it before
+ * adding subcommands: commander copies these settings into each one as it is created.
+ */
+export function configureProgram(program: Command, version: string): Command {
+  const name = program.name();
+  return program
+    .version(version, '--version', 'print the version and exit')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(`${name}: ${text.replace(/^error: /, '')}`) })
+    .showHelpAfterError(`Try '${name} --help'.`);
+}
+
+/** Prints `err` the shared way and returns the exit code for it. */
+export function reportError(prog: string, err: unknown): number {
+  // Commander printed its own message (or the help / version asked for) before throwing. Its
+  // InvalidArgumentError only arrives here when a CLI throws it after parsing, unprinted.
+  if (err instanceof CommanderError && !(err instanceof CommanderArgumentError)) return err.exitCode === 0 ? 0 : EXIT_USAGE;
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof UsageError || err instanceof InvalidArgumentError || err instanceof CommanderArgumentError) {
+    process.stderr.write(`${prog}: ${message}\nTry '${prog} --help'.\n`);
+    return EXIT_USAGE;
+  }
+  process.stderr.write(`${prog}: ${message.split('\n').join(' ')}\n`);
+  if (isDebug() && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  return EXIT_FAILURE;
+}
+
+/** Runs a CLI's main and sets the process exit code from its result or its error. */
+export async function runCli(prog: string, main: () => Promise<number | void>): Promise<void> {
+  try {
+    const code = await main();
+    process.exitCode = code ?? process.exitCode ?? 0;
+  } catch (err) {
+    process.exitCode = reportError(prog, err);
+  }
+}
+
+/** `-` names stdout in every --json/--md option. */
+export const STDOUT = '-';
+
+/** An `--json [file]` option's target: the file, stdout for `-` or no value, undefined when absent. */
+export function optionalTarget(value: boolean | string | undefined): string | undefined {
+  return typeof value === 'string' ? value : value === true ? STDOUT : undefined;
+}
+
+/** Writes `text` to the file `target`, or to stdout when it is `-`. */
+export async function writeTarget(target: string, text: string): Promise<void> {
+  if (target === STDOUT) process.stdout.write(text);
+  else await writeFile(target, text);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dawn's native warnings. dawn.node prints them with fprintf(stderr) from native code (at adapter
+// and instance creation: "Couldn't load Vulkan…", "…artificially reduced…"); no JS callback or
+// toggle reaches them, and Node cannot redirect fd 2 of its own process. So a CLI relaunches
+// itself once with stderr piped through a filter that drops them (KERNELKIT_DEBUG keeps them).
+
+const CHILD_ENV = 'KERNELKIT_STDERR_FILTERED';
+const COLUMNS_ENV = 'KERNELKIT_STDERR_COLUMNS';
+const WARNING = 'Warning: ';
+const STACK = '    at ';
+
+/**
+ * A line filter for text arriving in arbitrary chunks: drops Dawn's log messages (a line
+ * starting `Warning: `, its `    at …` source lines and the blank line after) and passes the
+ * rest through as soon as it is known not to be one, partial lines (progress bars) included.
+ */
+export function nativeWarningFilter(write: (text: string) => void): { push(chunk: string): void; flush(): void } {
+  let buffer = '';
+  let atLineStart = true;
+  let mode: 'pass' | 'dropLine' | 'afterMessage' = 'pass';
+  const drain = (final: boolean): void => {
+    while (buffer.length > 0) {
+      if (mode === 'dropLine') {
+        const nl = buffer.indexOf('\n');
+        if (nl < 0) {
+          buffer = '';
+          return;
+        }
+        buffer = buffer.slice(nl + 1);
+        mode = 'afterMessage';
+        atLineStart = true;
+        continue;
+      }
+      if (mode === 'afterMessage') {
+        if (buffer.startsWith(STACK)) mode = 'dropLine';
+        else if (buffer.startsWith('\n')) {
+          buffer = buffer.slice(1);
+          mode = 'pass';
+        } else if (!final && STACK.startsWith(buffer)) return;
+        else mode = 'pass';
+        continue;
+      }
+      if (atLineStart) {
+        if (buffer.startsWith(WARNING)) {
+          mode = 'dropLine';
+          continue;
+        }
+        if (!final && WARNING.startsWith(buffer)) return;
+      }
+      const end = buffer.search(/[\n\r]/);
+      if (end < 0) {
+        write(buffer);
+        buffer = '';
+        atLineStart = false;
+        return;
+      }
+      write(buffer.slice(0, end + 1));
+      buffer = buffer.slice(end + 1);
+      atLineStart = true;
+    }
+  };
+  return {
+    push(chunk) {
+      buffer += chunk;
+      drain(false);
+    },
+    flush() {
+      drain(true);
+    },
+  };
+}
+
+/**
+ * Call first thing in a CLI. In the user-facing process it runs this same script again with
+ * stderr filtered and resolves to the child's exit code: the caller exits with it. In the
+ * child, or when KERNELKIT_DEBUG asks for WebGPU output, it resolves undefined and the caller
+ * just runs.
+ */
+export async function relaunchWithQuietNativeWarnings(): Promise<number | undefined> {
+  if (process.env[CHILD_ENV] === '1') {
+    // The parent holds an IPC channel only so that its death (even SIGKILL) ends this process too.
+    if (process.channel) {
+      process.channel.unref();
+      process.on('disconnect', () => process.exit(EXIT_FAILURE));
+    }
+    return undefined;
+  }
+  if (isDebug('webgpu')) return undefined;
+  const script = process.argv[1];
+  if (script === undefined) return undefined;
+  const env: NodeJS.ProcessEnv = { ...process.env, [CHILD_ENV]: '1' };
+  if (process.stderr.isTTY) env[COLUMNS_ENV] = String(process.stderr.columns || 80);
+  const child = spawn(process.execPath, [...process.execArgv, script, ...process.argv.slice(2)], { stdio: ['inherit', 'inherit', 'pipe', 'ipc'], env });
+  const filter = nativeWarningFilter((text) => process.stderr.write(text));
+  let idle: NodeJS.Timeout | undefined;
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    filter.push(chunk);
+    // Text held back as a possible warning start is released once nothing follows it for a moment.
+    clearTimeout(idle);
+    idle = setTimeout(() => filter.flush(), 50);
+  });
+  // Ctrl-C reaches the whole process group: the child handles it, this process waits for its exit.
+  const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', forward('SIGTERM'));
+  process.on('SIGHUP', forward('SIGHUP'));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(idle);
+      filter.flush();
+      resolve(code ?? (signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : EXIT_FAILURE));
+    });
+  });
+}
+
+/** Whether progress output reaches a terminal (also in the filtered child, whose stderr is a pipe). */
+export function stderrIsTerminal(): boolean {
+  return process.stderr.isTTY === true || process.env[COLUMNS_ENV] !== undefined;
+}
+
+/** A stream for progress bars: stderr, presented as the terminal it ends up on. */
+export function terminalStderr(): NodeJS.WriteStream {
+  if (process.stderr.isTTY || process.env[COLUMNS_ENV] === undefined) return process.stderr;
+  const columns = Number(process.env[COLUMNS_ENV]) || 80;
+  return Object.assign(Object.create(process.stderr) as NodeJS.WriteStream, { isTTY: true, columns, write: process.stderr.write.bind(process.stderr) });
+}
