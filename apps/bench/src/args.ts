@@ -1,15 +1,13 @@
 import { Command } from 'commander';
 import { OP_NAMES, type BackendName, type OpName } from '@kernelkit/ops';
 import { BACKEND_NAMES } from 'kernelkit';
+import { STDOUT, UsageError, configureProgram, packageVersion, parseIntOption } from 'kernelkit/cli-kit';
+import { benchCases } from './cases.js';
 import { WORKLOAD_NAMES, type BenchOptions, type WorkloadName } from './types.js';
 
-/** A command-line mistake: printed and the process exits with code 2. */
-export class UsageError extends Error {
-  constructor(option: string, reason: string) {
-    super(`${option}: ${reason}`);
-    this.name = 'UsageError';
-  }
-}
+export { UsageError };
+
+export const PROG = 'kernelkit-bench';
 
 const list = (raw: string | undefined): string[] | undefined => (raw === undefined ? undefined : raw.split(',').map((s) => s.trim()).filter(Boolean));
 
@@ -22,7 +20,7 @@ function choices<T extends string>(option: string, raw: string | undefined, allo
 }
 
 export function buildProgram(): Command {
-  return new Command('kernelkit-bench')
+  return configureProgram(new Command(PROG), packageVersion(import.meta.url))
     .description('every op × backend × variant on named workloads (tinybench)')
     .option('--workload <name>', `${WORKLOAD_NAMES.join('|')} (tiny: smoke-test sizes)`, 'small')
     .option('--op <ops>', `comma-separated: ${OP_NAMES.join(', ')}`)
@@ -30,13 +28,24 @@ export function buildProgram(): Command {
     .option('--variant <names>', 'comma-separated variant names')
     .option('--case <ids>', 'comma-separated workload ids (e.g. scan-4M-u32)')
     .option('--threads <n>', 'Piscina worker count')
-    .option('--json <file>', 'write raw stats and machine info as JSON')
-    .option('--md <file>', 'write the markdown report')
+    .option('--json <file>', `write raw stats and machine info as JSON ('${STDOUT}': stdout, the table then goes to stderr)`)
+    .option('--md <file>', `write the markdown report ('${STDOUT}': stdout, the table then goes to stderr)`)
     .option('--svg <dir>', 'write one SVG chart per op')
     .option('--out <dir>', 'write <machine>-<date>.json/.md and per-op SVGs')
-    .option('--no-progress', 'no progress bar even on a TTY')
-    .exitOverride()
-    .showHelpAfterError('(run with --help for usage)');
+    .option('--no-progress', 'no progress bar even on a terminal');
+}
+
+/** Unknown case ids, and --op/--case filters that leave no case, are usage errors. */
+function checkCases(workload: WorkloadName, ops: readonly OpName[], cases: readonly string[] | undefined): void {
+  const all = benchCases(workload);
+  const known = all.map((c) => c.id);
+  const unknown = (cases ?? []).filter((c) => !known.includes(c));
+  if (unknown.length) throw new UsageError('--case', `unknown case ${unknown.join(', ')} in the ${workload} workload (it has: ${known.join(', ')})`);
+  const picked = all.filter((c) => ops.includes(c.op) && (cases === undefined || cases.includes(c.id)));
+  if (!picked.length) {
+    const ofOps = all.filter((c) => ops.includes(c.op)).map((c) => c.id);
+    throw new UsageError('--case', `none of ${cases!.join(', ')} is a case of --op ${ops.join(',')} (those are: ${ofOps.join(', ')})`);
+  }
 }
 
 export function parseBenchArgs(argv: readonly string[], isTty: boolean): BenchOptions {
@@ -47,16 +56,14 @@ export function parseBenchArgs(argv: readonly string[], isTty: boolean): BenchOp
   const workload = choices<WorkloadName>('--workload', s('workload'), WORKLOAD_NAMES)?.[0] ?? 'small';
   const ops = choices<OpName>('--op', s('op'), OP_NAMES) ?? [...OP_NAMES];
   const backends = choices<BackendName>('--backend', s('backend'), BACKEND_NAMES) ?? [...BACKEND_NAMES];
-  let threads: number | undefined;
   const t = s('threads');
-  if (t !== undefined) {
-    threads = Number(t);
-    if (!/^\d+$/.test(t) || threads < 1 || threads > 1024) throw new UsageError('--threads', `expected an integer from 1 to 1024, got ${JSON.stringify(t)}`);
-  }
+  const threads = t === undefined ? undefined : parseIntOption('--threads', t, 1, 1024);
   const variants = list(s('variant'));
   const cases = list(s('case'));
   if (variants?.length === 0) throw new UsageError('--variant', 'must not be empty');
   if (cases?.length === 0) throw new UsageError('--case', 'must not be empty');
+  checkCases(workload, ops, cases);
+  if (s('json') === STDOUT && s('md') === STDOUT) throw new UsageError('--md', `--json and --md cannot both write to stdout ('${STDOUT}')`);
   const opt = <K extends string, V>(k: K, v: V | undefined): { [P in K]?: V } => (v === undefined ? {} : ({ [k]: v } as { [P in K]?: V }));
   return {
     workload,

@@ -1,6 +1,7 @@
 import type { BackendLoaders } from 'kernelkit';
 import type { Backend, BackendName, OpArgs, OpData, OpName, Result, RunOptions } from '@kernelkit/ops';
 import { capReason, openBackend } from './backends.js';
+import { UsageError } from 'kernelkit/cli-kit';
 import { benchCases, type BenchCase } from './cases.js';
 import { checkResult, type Reference } from './check.js';
 import { ladderOrder, withSpeedups } from './ladder.js';
@@ -10,10 +11,10 @@ import type { BackendStart, BenchOptions, BenchReport, Row } from './types.js';
 
 export interface RunHooks {
   readonly loaders?: BackendLoaders;
-  readonly onStep?: (label: string) => void;
-  /** Each row as soon as it is measured, so a run cut short (a device-time limit) still reports. */
-  readonly onRow?: (row: Row) => void;
+  /** The number of rows the run will produce, once every backend is open and the rows are planned. */
   readonly onTotal?: (total: number) => void;
+  /** Each row (measured or skipped) as soon as it is known, so a run cut short (a device-time limit) still reports. */
+  readonly onRow?: (row: Row) => void;
   /** The report so far (marked `partial`) after each row, for writers that must survive a kill. */
   readonly onPartial?: (report: BenchReport) => void | Promise<void>;
 }
@@ -29,64 +30,100 @@ export const CHECK_POLICY =
   'all rows against the f64 reference (verifyResult); other backends against the sequential CPU output under the op\'s error factor × max|output|. ' +
   'seed: the CPU output is trusted as the sequential baseline (the CPU backend passes the f64 conformance suite); grid search must equal the CPU point list exactly.';
 
+/** One backend's share of the run: its rows to measure, or the reason it could not start. */
+type Planned =
+  | { readonly name: BackendName; readonly status: 'ok'; readonly backend: Backend; readonly startMs: number; readonly work: readonly { readonly c: BenchCase; readonly variants: readonly string[] }[] }
+  | { readonly name: BackendName; readonly status: 'errored'; readonly reason: string };
+
+/** --variant names that no started backend has for the selected ops, and a filter that leaves no row, are usage errors. */
+function checkVariants(o: BenchOptions, plan: readonly Planned[], cases: readonly BenchCase[]): void {
+  if (o.variants === undefined) return;
+  const started = plan.filter((p): p is Extract<Planned, { status: 'ok' }> => p.status === 'ok');
+  const notStarted = plan.filter((p) => p.status === 'errored').map((p) => p.name);
+  const ops = [...new Set(cases.map((c) => c.op))];
+  const has = started.map((p) => `${p.name}: ${[...new Set(ops.flatMap((op) => p.backend.variants(op)))].join(', ')}`);
+  const unstarted = notStarted.length ? `; ${notStarted.join(', ')} did not start, so their variants are unknown` : '';
+  const known = new Set(started.flatMap((p) => ops.flatMap((op) => p.backend.variants(op))));
+  const unknown = o.variants.filter((v) => !known.has(v));
+  if (unknown.length) throw new UsageError('--variant', `unknown variant ${unknown.join(', ')} for --op ${ops.join(',')} (${has.join('; ') || 'no backend started'}${unstarted})`);
+  if (!started.some((p) => p.work.some((w) => w.variants.length > 0))) {
+    throw new UsageError('--variant', `${o.variants.join(', ')} matches no row of the selected cases (${has.join('; ')}${unstarted})`);
+  }
+}
+
 /** Runs every selected op × backend × variant; a failing backend or row never stops the run. */
 export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<BenchReport> {
   const t0 = performance.now();
   const cases = benchCases(o.workload).filter((c) => o.ops.includes(c.op) && (o.cases === undefined || o.cases.includes(c.id)));
+  if (!cases.length) throw new UsageError('--case', `no case of the ${o.workload} workload matches the --op and --case filters`);
   // cpu first: its outputs are the reference for the others and its times the sequential baseline.
   const order = [...o.backends].sort((a, b) => (a === 'cpu' ? -1 : b === 'cpu' ? 1 : 0));
-  hooks.onTotal?.(order.length * cases.length);
   const argsCache = new Map<string, OpArgs<OpName>>();
   const cpuRef = new Map<string, OpData<OpName>>();
   const cpuDefault: Partial<Record<OpName, string>> = {};
   const rows: Row[] = [];
   const starts: BackendStart[] = [];
-  const planned = order.length * cases.length;
-  const snapshot = (partial: boolean): BenchReport => ({
-    schema: 'kernelkit-bench/1',
-    date: new Date().toISOString(),
-    workload: o.workload,
-    machine: machineInfo(),
-    backends: [...starts],
-    rows: withSpeedups(rows, cpuDefault),
-    wallMs: performance.now() - t0,
-    checkPolicy: CHECK_POLICY,
-    sequentialBaseline: { ...cpuDefault },
-    ...(partial ? { partial: { rowsDone: rows.length, pairsPlanned: planned } } : {}),
-  });
+  // Every backend opens before any row runs: the variants are then known (the row count, the
+  // --variant check), and what opening prints (Dawn's warnings) lands before a progress bar starts.
+  const plan: Planned[] = [];
+  try {
+    for (const name of order) {
+      const opened = await openBackend(name, o.threads, hooks.loaders);
+      if (opened.status === 'errored') {
+        plan.push({ name, status: 'errored', reason: opened.reason });
+        starts.push({ backend: name, status: 'skipped', reason: opened.reason });
+        continue;
+      }
+      const b = opened.backend;
+      const work = cases.map((c) => ({ c, variants: ladderOrder(c.op, b.variants(c.op)).filter((v) => o.variants === undefined || o.variants.includes(v)) }));
+      plan.push({ name, status: 'ok', backend: b, startMs: opened.startMs, work });
+      starts.push({ backend: name, status: 'ok', startMs: opened.startMs, description: b.info.description, info: b.info });
+    }
+    checkVariants(o, plan, cases);
+    const planned = plan.reduce((n, p) => n + (p.status === 'ok' ? p.work.reduce((k, w) => k + w.variants.length, 0) : cases.length), 0);
+    hooks.onTotal?.(planned);
+    const snapshot = (partial: boolean): BenchReport => ({
+      schema: 'kernelkit-bench/1',
+      date: new Date().toISOString(),
+      workload: o.workload,
+      machine: machineInfo(),
+      backends: [...starts],
+      rows: withSpeedups(rows, cpuDefault),
+      wallMs: performance.now() - t0,
+      checkPolicy: CHECK_POLICY,
+      sequentialBaseline: { ...cpuDefault },
+      ...(partial ? { partial: { rowsDone: rows.length, pairsPlanned: order.length * cases.length } } : {}),
+    });
+    const add = async (row: Row): Promise<void> => {
+      rows.push(row);
+      hooks.onRow?.(row);
+      await hooks.onPartial?.(snapshot(true));
+    };
 
-  for (const name of order) {
-    const opened = await openBackend(name, o.threads, hooks.loaders);
-    if (opened.status === 'errored') {
-      starts.push({ backend: name, status: 'skipped', reason: opened.reason });
-      for (const c of cases) {
-        rows.push({ status: 'skipped', op: c.op, caseId: c.id, label: c.label, backend: name, variant: '*', reason: `backend unavailable: ${opened.reason}` });
-        hooks.onStep?.(`${name} ${c.id}`);
+    for (const p of plan) {
+      if (p.status === 'errored') {
+        for (const c of cases) await add({ status: 'skipped', op: c.op, caseId: c.id, label: c.label, backend: p.name, variant: '*', reason: `backend unavailable: ${p.reason}` });
+        continue;
       }
-      continue;
-    }
-    const b = opened.backend;
-    starts.push({ backend: name, status: 'ok', startMs: opened.startMs, description: b.info.description, info: b.info });
-    try {
-      for (const c of cases) {
-        const def = b.variants(c.op)[0];
-        if (name === 'cpu' && def !== undefined) cpuDefault[c.op] = def;
-        let args = argsCache.get(c.id);
-        if (!args) argsCache.set(c.id, (args = await c.make()));
-        const variants = ladderOrder(c.op, b.variants(c.op)).filter((v) => o.variants === undefined || o.variants.includes(v));
-        for (const variant of variants) {
-          const row = await runRow(b, name, c, variant, args, o, cpuRef);
-          rows.push(row);
-          hooks.onRow?.(row);
-          await hooks.onPartial?.(snapshot(true));
+      const b = p.backend;
+      try {
+        for (const { c, variants } of p.work) {
+          const def = b.variants(c.op)[0];
+          if (p.name === 'cpu' && def !== undefined) cpuDefault[c.op] = def;
+          if (!variants.length) continue;
+          let args = argsCache.get(c.id);
+          if (!args) argsCache.set(c.id, (args = await c.make()));
+          for (const variant of variants) await add(await runRow(b, p.name, c, variant, args, o, cpuRef));
         }
-        hooks.onStep?.(`${name} ${c.id}`);
+      } finally {
+        // Done with this backend: its pool or device is released before the next one is measured.
+        await b.dispose().catch(() => {});
       }
-    } finally {
-      await b.dispose().catch(() => {});
     }
+    return snapshot(false);
+  } finally {
+    for (const p of plan) if (p.status === 'ok' && !p.backend.disposed) await p.backend.dispose().catch(() => {});
   }
-  return snapshot(false);
 }
 
 async function runRow(b: Backend, name: BackendName, c: BenchCase, variant: string, args: OpArgs<OpName>, o: BenchOptions, cpuRef: Map<string, OpData<OpName>>): Promise<Row> {

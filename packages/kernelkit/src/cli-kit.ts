@@ -130,6 +130,9 @@ export async function writeTarget(target: string, text: string): Promise<void> {
 const CHILD_ENV = 'KERNELKIT_STDERR_FILTERED';
 const COLUMNS_ENV = 'KERNELKIT_STDERR_COLUMNS';
 const WARNING = 'Warning: ';
+/** Written by the child to stderr; the parent answers over IPC once everything before it is out. */
+const SYNC_MARK = '\u001bkernelkit-stderr-sync\u0007';
+const SYNCED = 'kernelkit-stderr-synced';
 const STACK = '    at ';
 
 /**
@@ -216,8 +219,20 @@ export async function relaunchWithQuietNativeWarnings(): Promise<number | undefi
   const child = spawn(process.execPath, [...process.execArgv, script, ...process.argv.slice(2)], { stdio: ['inherit', 'inherit', 'pipe', 'ipc'], env });
   const filter = nativeWarningFilter((text) => process.stderr.write(text));
   let idle: NodeJS.Timeout | undefined;
+  let pending = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    filter.push(chunk);
+    pending += chunk;
+    for (let i = pending.indexOf(SYNC_MARK); i >= 0; i = pending.indexOf(SYNC_MARK)) {
+      filter.push(pending.slice(0, i));
+      filter.flush();
+      pending = pending.slice(i + SYNC_MARK.length);
+      if (child.connected) child.send(SYNCED);
+    }
+    // A mark split across chunks: hold its start back until the rest arrives.
+    let keep = Math.min(pending.length, SYNC_MARK.length - 1);
+    while (keep > 0 && !SYNC_MARK.startsWith(pending.slice(pending.length - keep))) keep--;
+    filter.push(pending.slice(0, pending.length - keep));
+    pending = pending.slice(pending.length - keep);
     // Text held back as a possible warning start is released once nothing follows it for a moment.
     clearTimeout(idle);
     idle = setTimeout(() => filter.flush(), 50);
@@ -235,6 +250,35 @@ export async function relaunchWithQuietNativeWarnings(): Promise<number | undefi
       resolve(code ?? (signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : EXIT_FAILURE));
     });
   });
+}
+
+/**
+ * Resolves once everything written to stderr so far has reached the user's stderr. Stdout goes
+ * straight to the terminal but stderr through the relaunching parent, so call this before
+ * writing stdout after stderr output that must come first (a progress bar's last line).
+ */
+export async function syncStderr(): Promise<void> {
+  const channel = process.channel;
+  if (process.env[CHILD_ENV] !== '1' || channel === undefined || !process.connected) return;
+  channel.ref();
+  try {
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        process.off('message', onMessage);
+        resolve();
+      };
+      const onMessage = (m: unknown): void => {
+        if (m === SYNCED) done();
+      };
+      // The parent answers at once; the limit only keeps a broken channel from hanging the CLI.
+      const timer = setTimeout(done, 2000);
+      process.on('message', onMessage);
+      process.stderr.write(SYNC_MARK);
+    });
+  } finally {
+    channel.unref();
+  }
 }
 
 /** Whether progress output reaches a terminal (also in the filtered child, whose stderr is a pipe). */

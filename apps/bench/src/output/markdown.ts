@@ -1,6 +1,7 @@
 import { OP_NAMES } from '@kernelkit/ops';
 import type { BenchReport } from '../types.js';
 import { fmtMs, fmtNum, fmtX } from './format.js';
+import { footnotes } from './notes.js';
 
 const TITLES = { conv2d: '2-D convolution', stencil3d: '3-D 7-point stencil', scan: 'Prefix sum (scan)', gridSearch: 'Grid search (CS610)', convLayer: 'Convolution layer (ECE408)' } as const;
 
@@ -25,15 +26,18 @@ export function formatMarkdown(r: BenchReport): string {
   for (const op of OP_NAMES) {
     const rows = r.rows.filter((x) => x.op === op);
     if (!rows.length) continue;
+    const notes = footnotes(rows);
     out.push('', `## ${TITLES[op]}`, '', '| case | backend | variant | median | p75 / p99 | first call | throughput | kernel | vs sequential | vs previous rung |', '|---|---|---|---|---|---|---|---|---|---|');
     for (const x of rows) {
       if (x.status === 'ok') {
-        out.push(`| ${x.label} | ${x.backend}${x.software ? ' (software)' : ''} | ${x.variant} | ${fmtMs(x.stats.medianMs)} | ${fmtMs(x.stats.p75Ms)} / ${fmtMs(x.stats.p99Ms)} | ${fmtMs(x.firstCallMs)} | ${fmtNum(x.throughput.value)} ${x.throughput.unit} | ${x.kernelMedianMs === undefined ? '' : `${fmtMs(x.kernelMedianMs)} (${fmtNum(x.kernelThroughput?.value ?? 0)})`} | ${fmtX(x.speedupVsSequential)} | ${x.speedupVsPrevious ? `${fmtX(x.speedupVsPrevious.value)} over ${x.speedupVsPrevious.over}` : ''} |`);
+        out.push(`| ${x.label} | ${x.backend}${x.software ? ' (software)' : ''} | ${x.variant}${notes.marker(x)} | ${fmtMs(x.stats.medianMs)} | ${fmtMs(x.stats.p75Ms)} / ${fmtMs(x.stats.p99Ms)} | ${fmtMs(x.firstCallMs)} | ${fmtNum(x.throughput.value)} ${x.throughput.unit} | ${x.kernelMedianMs === undefined ? '' : `${fmtMs(x.kernelMedianMs)} (${fmtNum(x.kernelThroughput?.value ?? 0)})`} | ${fmtX(x.speedupVsSequential)} | ${x.speedupVsPrevious ? `${fmtX(x.speedupVsPrevious.value)} over ${x.speedupVsPrevious.over}` : ''} |`);
       } else {
         const why = (x.status === 'errored' ? `**errored**: ${x.message}` : `skipped: ${x.reason}`).replace(/\|/g, '\\|').replace(/\n/g, ' ');
         out.push(`| ${x.label} | ${x.backend} | ${x.variant} | ${why} | | | | | | |`);
       }
     }
+    // The backends' notes can change what a row measured (another kernel form ran, a pool call ran inline).
+    if (notes.texts.length) out.push('', 'Notes (the [n] after a variant):', '', ...notes.texts.map((t, i) => `${i + 1}. ${t.replace(/\n/g, ' ')}`));
   }
   return out.join('\n') + '\n';
 }

@@ -1,14 +1,16 @@
 import type { BenchReport } from '../types.js';
 import { fmtMs, fmtNum, fmtX } from './format.js';
+import { footnotes } from './notes.js';
 
 /** The compact stdout table: one line per row. */
 export function formatTable(r: BenchReport): string {
   const head = ['op', 'case', 'backend', 'variant', 'median', 'p75', 'throughput', 'kernel', 'vs cpu', 'vs prev', 'status'];
   const lines: string[][] = [head];
+  const notes = footnotes(r.rows);
   for (const row of r.rows) {
     if (row.status === 'ok') {
       lines.push([
-        row.op, row.caseId, row.backend + (row.software ? ' (sw)' : ''), row.variant, fmtMs(row.stats.medianMs), fmtMs(row.stats.p75Ms),
+        row.op, row.caseId, row.backend + (row.software ? ' (sw)' : ''), row.variant + notes.marker(row), fmtMs(row.stats.medianMs), fmtMs(row.stats.p75Ms),
         `${fmtNum(row.throughput.value)} ${row.throughput.unit}`, row.kernelMedianMs === undefined ? '' : fmtMs(row.kernelMedianMs),
         fmtX(row.speedupVsSequential), row.speedupVsPrevious ? `${fmtX(row.speedupVsPrevious.value)} ${row.speedupVsPrevious.over}` : '', 'ok',
       ]);
@@ -17,5 +19,7 @@ export function formatTable(r: BenchReport): string {
     }
   }
   const widths = head.map((_, i) => Math.max(...lines.map((l) => (i === head.length - 1 ? 0 : (l[i] ?? '').length))));
-  return lines.map((l) => l.map((c, i) => (i === head.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n') + `\n\n${r.rows.length} rows in ${fmtMs(r.wallMs)}\n`;
+  const table = lines.map((l) => l.map((c, i) => (i === head.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+  const noteLines = notes.texts.map((t, i) => `[${i + 1}] ${t}`);
+  return `${table}\n${noteLines.length ? `\nNotes:\n${noteLines.join('\n')}\n` : ''}\n${r.rows.length} rows in ${fmtMs(r.wallMs)}\n`;
 }

@@ -4,6 +4,7 @@ import type { BenchReport } from '../types.js';
 import { formatMarkdown } from './markdown.js';
 import { renderCharts } from './svg.js';
 import { machineSlug } from '../machine.js';
+import { STDOUT } from 'kernelkit/cli-kit';
 
 /** Write-then-rename, so a run killed mid-write (a device-time limit) leaves the previous file whole. */
 export async function put(path: string, text: string): Promise<void> {
@@ -21,13 +22,15 @@ export function resultBaseName(r: BenchReport): string {
   return `${machineSlug(r.machine, name)}-${r.date.slice(0, 10)}`;
 }
 
-/** Writes every output `o` asks for; `charts: false` skips the SVGs (partial reports after each row). */
+/** Writes every output `o` asks for (`-` as --json or --md: stdout); `charts: false` skips the SVGs (partial reports after each row). Returns the files written. */
 export async function writeOutputs(r: BenchReport, o: { json?: string; md?: string; svg?: string; out?: string }, charts = true): Promise<string[]> {
   const written: string[] = [];
   const json = JSON.stringify(r, null, 2) + '\n';
   const md = formatMarkdown(r);
-  if (o.json) await put(o.json, json).then(() => written.push(o.json!));
-  if (o.md) await put(o.md, md).then(() => written.push(o.md!));
+  for (const [target, text] of [[o.json, json], [o.md, md]] as const) {
+    if (target === STDOUT) process.stdout.write(text);
+    else if (target) await put(target, text).then(() => written.push(target));
+  }
   const base = o.out ? join(o.out, resultBaseName(r)) : undefined;
   if (base) {
     await put(`${base}.json`, json);
