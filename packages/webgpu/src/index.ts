@@ -1,3 +1,6 @@
+/// <reference types="@webgpu/types" preserve="true" />
+// The WebGPU types (GPUDevice, GPUBuffer…) the declarations use; kept in the emitted .d.ts so a
+// consumer's compiler sees them too.
 export { createWebGpuBackend } from './backend.js';
 export type { WebGpuBackendOptions } from './backend.js';
 export { probeWebGpu } from './runtime/adapter.js';
