@@ -159,7 +159,6 @@ async function main(): Promise<void> {
   const rand = mulberry32(o.seed);
   const started = performance.now();
   let batches = 0;
-  let epochsDone = 0;
   for (let epoch = 0; epoch < o.epochs; epoch++) {
     // Shuffle the chosen subset only, so --limit always trains on the same images.
     const idx = shuffledIndices(n, rand);
@@ -186,7 +185,7 @@ async function main(): Promise<void> {
         return;
       }
     }
-    epochsDone = epoch + 1;
+    const epochsDone = epoch + 1;
     const minutes = (performance.now() - started) / 60000;
     const tfjsAcc = tfjsTestAccuracy(model, test);
     console.log(`epoch ${epochsDone} done: train loss ${(lossSum / seen).toFixed(4)}, train acc ${(accSum / seen).toFixed(4)}, tfjs test acc ${tfjsAcc.toFixed(4)}, ${minutes.toFixed(1)} min`);

@@ -73,9 +73,8 @@ export function prefixCount(p: GridSearchProblem, outer: number): number {
 // ---------------------------------------------------------------- naive (brute force)
 
 function naiveFrom(ctx: Ctx, j: number): boolean {
-  const { p, x } = ctx;
+  const { p } = ctx;
   const count = p.counts[j]!;
-  const axis = p.axes[j]!;
   if (j === p.d - 1) return naiveLast(ctx);
   for (let r = 0; r < count; r++) {
     fix(ctx, j, r);

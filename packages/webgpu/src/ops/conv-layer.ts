@@ -308,7 +308,7 @@ async function overlapped(l: LayerContext, src: Source, sink: Sink): Promise<Lay
     if (typeof sink !== 'object') await gpu.race(device.queue.onSubmittedWorkDone());
     failed = false;
   } finally {
-    if (failed) await Promise.allSettled(sets.map((s) => s.pending));
+    if (failed) await Promise.allSettled(sets.map((s) => s.pending ?? Promise.resolve()));
     for (const s of sets) {
       gpu.release(s.input, s.output, s.uniform);
       s.timer?.destroy();

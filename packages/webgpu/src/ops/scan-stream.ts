@@ -350,6 +350,7 @@ export function webgpuScanStream<T extends ScanArray>(
   source: AsyncIterable<T> | Iterable<T>,
   options: WebGpuScanStreamOptions = {},
 ): AsyncGenerator<T, void, undefined> {
+  // eslint-disable-next-line require-yield -- a generator that only throws: the error arrives through iteration
   async function* refuse(e: Error): AsyncGenerator<T, void, undefined> {
     throw e;
   }
