@@ -1,3 +1,4 @@
+/// <reference types="@webgpu/types" preserve="true" />
 /**
  * Testing hooks: observe a WebGPU backend's resources and drive its failure paths (device loss,
  * validation errors). Not part of the ops; exported as `@kernelkit/webgpu/testing`.
