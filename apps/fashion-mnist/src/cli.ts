@@ -5,9 +5,10 @@
  *   node dist/cli.js --batch 1000 --backend auto
  *   node dist/cli.js --batch 1000 --compare     # every backend, same images, labels must agree
  */
-import { Command, CommanderError, InvalidArgumentError as CommanderArgError, Option } from 'commander';
+import { Command, InvalidArgumentError as CommanderArgError, Option } from 'commander';
 import type { Backend } from '@kernelkit/ops';
-import { BACKEND_CHOICES, errorReason, openAll, openAuto, openBackend, type BackendChoice } from './backends.js';
+import { STDOUT, UsageError, configureProgram, optionalTarget, packageVersion, relaunchWithQuietNativeWarnings, runCli, writeTarget } from 'kernelkit/cli-kit';
+import { BACKEND_CHOICES, openAll, openAuto, openBackend, type BackendChoice } from './backends.js';
 import { evaluate, type Evaluation } from './evaluate.js';
 import { readIdxPair } from './idx.js';
 import { readModel } from './model-format.js';
@@ -20,7 +21,8 @@ interface Options {
   backend: BackendChoice;
   variant?: string;
   compare: boolean;
-  json: boolean;
+  /** Where the JSON goes (a file, or `-` for stdout); undefined: the text report on stdout. */
+  json?: string;
   data: string;
   model: string;
 }
@@ -31,12 +33,29 @@ const positive = (v: string): number => {
   return n;
 };
 
+const PROG = 'kernelkit-fashion-mnist';
+
+/** The JSON to its --json target (a file, or stdout for `-`); returns whether stdout is still free for the text report. */
+async function writeJson(o: Options, json: unknown): Promise<boolean> {
+  if (o.json !== undefined) await writeTarget(o.json, JSON.stringify(json, null, 2) + '\n');
+  return o.json !== STDOUT;
+}
+
+/** An unknown --variant is a usage error naming the backend's convLayer variants. */
+function checkVariant(o: Options, backend: Backend): void {
+  const variants = backend.variants('convLayer');
+  if (o.variant !== undefined && !variants.includes(o.variant)) {
+    throw new UsageError('--variant', `the ${backend.name} backend has no convLayer variant ${JSON.stringify(o.variant)} (it has: ${variants.join(', ')})`);
+  }
+}
+
 async function single(o: Options, run: (b: Backend) => Promise<Evaluation>): Promise<void> {
   const opened = o.backend === 'auto' ? await openAuto(o.variant) : await openBackend(o.backend);
   try {
+    checkVariant(o, opened.backend);
     const e = await run(opened.backend);
     const notes = [...opened.notes, opened.backend.info.description];
-    console.log(o.json ? JSON.stringify(evaluationJson(e, notes), null, 2) : formatEvaluation(e, notes));
+    if (await writeJson(o, evaluationJson(e, notes))) console.log(formatEvaluation(e, notes));
   } finally {
     await opened.backend.dispose();
   }
@@ -47,6 +66,7 @@ async function compare(o: Options, run: (b: Backend) => Promise<Evaluation>): Pr
   const results: Evaluation[] = [];
   const notes = opened.map(({ backend }) => [backend.info.description]);
   try {
+    for (const { backend } of opened) checkVariant(o, backend);
     for (const { backend } of opened) results.push(await run(backend));
   } finally {
     for (const { backend } of opened) await backend.dispose();
@@ -58,9 +78,7 @@ async function compare(o: Options, run: (b: Backend) => Promise<Evaluation>): Pr
     return { backend: r.backend, against: base?.backend ?? 'none', indices };
   });
   const agree = disagreements.every((d) => d.indices.length === 0);
-  if (o.json) {
-    console.log(JSON.stringify({ agree, results: results.map((r, i) => evaluationJson(r, notes[i] ?? [])), skipped, disagreements }, null, 2));
-  } else {
+  if (await writeJson(o, { agree, results: results.map((r, i) => evaluationJson(r, notes[i] ?? [])), skipped, disagreements })) {
     results.forEach((r, i) => console.log(formatEvaluation(r, notes[i] ?? []) + '\n'));
     for (const s of skipped) console.log(`skipped ${s.backend}: ${s.reason}`);
     for (const d of disagreements) {
@@ -71,45 +89,32 @@ async function compare(o: Options, run: (b: Backend) => Promise<Evaluation>): Pr
   return agree;
 }
 
-async function main(): Promise<void> {
-  const program = new Command('kernelkit-fashion-mnist')
+async function main(): Promise<number> {
+  const program = configureProgram(new Command(PROG), packageVersion(import.meta.url))
     .description('ECE408 CNN on the Fashion-MNIST test set; both conv layers run on kernelkit convLayer')
     .addOption(new Option('--batch <n>', 'test images to classify').choices(['100', '1000', '10000']).default('1000'))
     .option('--chunk <n>', 'images per forward pass (default: min(batch, 1000))', positive)
     .addOption(new Option('--backend <name>', 'kernelkit backend; auto = the kernelkit facade').choices(BACKEND_CHOICES).default('auto'))
     .option('--variant <name>', 'convLayer variant (default: the backend default)')
     .option('--compare', 'run every available backend on the same images and check the labels agree', false)
-    .option('--json', 'print JSON', false)
+    .option('--json [file]', `write the results as JSON to <file>; with no file or '${STDOUT}', print them on stdout instead of the text report`)
     .option('--data <dir>', 'directory with t10k-{images-idx3,labels-idx1}-ubyte.gz', TEST_DATA_DIR)
     .option('--model <dir>', 'model directory (manifest.json + weights.bin)', MODEL_DIR)
-    .exitOverride()
     .parse();
-  const raw = program.opts<Omit<Options, 'batch'> & { batch: string }>();
-  const o: Options = { ...raw, batch: Number(raw.batch) };
+  const { batch, json: jsonOption, ...rest } = program.opts<Omit<Options, 'batch' | 'json'> & { batch: string; json?: boolean | string }>();
+  const json = optionalTarget(jsonOption);
+  const o: Options = { ...rest, batch: Number(batch), ...(json === undefined ? {} : { json }) };
   const files = splitFiles(o.data, 't10k');
   const test = readIdxPair(files.images, files.labels);
-  if (test.count < o.batch) throw new CommanderArgError(`--batch ${o.batch}: ${files.images} holds only ${test.count} images`);
+  if (test.count < o.batch) throw new UsageError('--batch', `${files.images} holds only ${test.count} images, fewer than ${o.batch}`);
   const { weights } = readModel(o.model);
   const chunk = Math.min(o.chunk ?? 1000, o.batch);
   const run = (b: Backend): Promise<Evaluation> => evaluate(b, weights, test, o.variant === undefined ? { count: o.batch, chunk } : { count: o.batch, chunk, variant: o.variant });
-  if (o.compare) {
-    if (!(await compare(o, run))) process.exitCode = 1;
-  } else {
-    await single(o, run);
-  }
+  if (o.compare) return (await compare(o, run)) ? 0 : 1;
+  await single(o, run);
+  return 0;
 }
 
-/** Usage mistakes exit 2, as the kernelkit and bench CLIs do; failures while running exit 1. */
-const EXIT_USAGE = 2;
-
-try {
-  await main();
-} catch (err) {
-  if (err instanceof CommanderError) {
-    // Commander printed its message already; --help is a success.
-    process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : EXIT_USAGE;
-  } else {
-    console.error(`kernelkit-fashion-mnist: ${errorReason(err)}`);
-    process.exitCode = err instanceof CommanderArgError ? EXIT_USAGE : 1;
-  }
-}
+const relaunched = await relaunchWithQuietNativeWarnings();
+if (relaunched !== undefined) process.exitCode = relaunched;
+else await runCli(PROG, main);
