@@ -7,6 +7,7 @@ import { WORKLOAD_NAMES, type BenchOptions, type WorkloadName } from './types.js
 
 export { UsageError };
 
+/** The program name in usage and error messages (cli.ts prints errors under the same name). */
 export const PROG = 'kernelkit-bench';
 
 const list = (raw: string | undefined): string[] | undefined => (raw === undefined ? undefined : raw.split(',').map((s) => s.trim()).filter(Boolean));
@@ -22,7 +23,7 @@ function choices<T extends string>(option: string, raw: string | undefined, allo
 export function buildProgram(): Command {
   return configureProgram(new Command(PROG), packageVersion(import.meta.url))
     .description('every op × backend × variant on named workloads (tinybench)')
-    .option('--workload <name>', `${WORKLOAD_NAMES.join('|')} (tiny: smoke-test sizes)`, 'small')
+    .option('--workload <name>', `${WORKLOAD_NAMES.join('|')} (small: CI sizes; seed: the course reports' sizes; tiny: smoke-test sizes)`, 'small')
     .option('--op <ops>', `comma-separated: ${OP_NAMES.join(', ')}`)
     .option('--backend <names>', `comma-separated: ${BACKEND_NAMES.join(', ')}`)
     .option('--variant <names>', 'comma-separated variant names')

@@ -1,11 +1,9 @@
 #!/usr/bin/env node
-import cliProgress from 'cli-progress';
+// Only cli-kit is imported up front: the relaunching parent process needs nothing else.
 import { STDOUT, relaunchWithQuietNativeWarnings, runCli, stderrIsTerminal, syncStderr, terminalStderr } from 'kernelkit/cli-kit';
-import { PROG, parseBenchArgs } from './args.js';
-import { formatTable } from './output/table.js';
-import { writeOutputs } from './output/write.js';
-import { runBench } from './run.js';
 import type { Row } from './types.js';
+
+const PROG = 'kernelkit-bench';
 
 function rowLine(r: Row): string {
   const what = `${r.op} ${r.caseId} ${r.backend}/${r.variant}`;
@@ -14,6 +12,13 @@ function rowLine(r: Row): string {
 }
 
 async function main(): Promise<number> {
+  const [{ default: cliProgress }, { parseBenchArgs }, { formatTable }, { writeOutputs }, { runBench }] = await Promise.all([
+    import('cli-progress'),
+    import('./args.js'),
+    import('./output/table.js'),
+    import('./output/write.js'),
+    import('./run.js'),
+  ]);
   const o = parseBenchArgs(process.argv.slice(2), stderrIsTerminal());
   // A report on stdout keeps stdout for itself: the table then goes to stderr with the logs.
   const reportOnStdout = o.json === STDOUT || o.md === STDOUT;

@@ -29,4 +29,22 @@ describe('end to end', () => {
     expect(readdirSync(join(dir, 'svg'))).toEqual(['scan.svg']);
     expect(r.stdout).toContain('scan-10k-u32');
   });
+
+  it('--json - puts only the report on stdout (valid JSON); the table and row log go to stderr', () => {
+    const r = spawnSync(process.execPath, [CLI, '--workload', 'tiny', '--op', 'scan', '--backend', 'cpu', '--case', 'scan-10k-f32', '--json', '-'], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as BenchReport;
+    expect(report.rows.map((row) => `${row.caseId} ${row.backend} ${row.status}`)).toEqual(['scan-10k-f32 cpu ok']);
+    expect(report.partial).toBeUndefined();
+    expect(r.stderr).toMatch(/^op +case +backend/m);
+    expect(r.stderr).toContain('1 rows in');
+  });
+
+  it('--md - puts the markdown report on stdout', () => {
+    const r = spawnSync(process.execPath, [CLI, '--workload', 'tiny', '--op', 'scan', '--backend', 'cpu', '--case', 'scan-10k-u32', '--md', '-'], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^# kernelkit bench — tiny workload/);
+    expect(r.stdout).toContain('## Prefix sum');
+    expect(r.stdout).not.toMatch(/^op +case +backend/m);
+  });
 });

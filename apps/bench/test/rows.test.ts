@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createCpuBackend } from '@kernelkit/cpu';
 import type { Backend, BackendName } from '@kernelkit/ops';
 import type { BackendLoaders } from 'kernelkit';
+import { UsageError } from 'kernelkit/cli-kit';
+import { formatMarkdown } from '../src/output/markdown.js';
+import { renderCharts } from '../src/output/svg.js';
+import { formatTable } from '../src/output/table.js';
 import { runBench } from '../src/run.js';
 import type { BenchOptions } from '../src/types.js';
 
@@ -32,7 +36,8 @@ describe('row tagging', () => {
     const r = await runBench(options, { loaders });
     const by = (b: string) => r.rows.filter((x) => x.backend === b);
     expect(by('cpu').every((x) => x.status === 'ok')).toBe(true);
-    expect(by('piscina').length).toBe(3);
+    // The rigged backends wrap the CPU backend, so they plan the same rows.
+    expect(by('piscina').length).toBe(by('cpu').length);
     for (const x of by('piscina')) expect(x.status === 'errored' && x.message).toContain('piscina exploded');
     for (const x of by('gpujs')) {
       expect(x.status).toBe('errored');
@@ -49,5 +54,96 @@ describe('streaming rows', () => {
     const r = await runBench({ workload: 'tiny', ops: ['scan'], backends: ['cpu'], progress: false }, { onRow: (row) => seen.push(`${row.caseId}/${row.variant}/${row.status}`) });
     expect(seen.length).toBeGreaterThan(0);
     expect(seen).toEqual(r.rows.map((row) => `${row.caseId}/${row.variant}/${row.status}`));
+  });
+});
+
+describe('planning', () => {
+  it('onTotal announces exactly the rows the run produces, unavailable backends included', async () => {
+    let total = -1;
+    const seen: string[] = [];
+    const loaders: BackendLoaders = {
+      cpu: async () => createCpuBackend(),
+      piscina: async () => rigged('piscina', 'ok'),
+      gpujs: async () => rigged('gpujs', 'ok'),
+      webgpu: async () => {
+        throw new Error('no adapter');
+      },
+    };
+    const r = await runBench({ ...options, ops: ['scan'] }, { loaders, onTotal: (n) => (total = n), onRow: (row) => seen.push(row.backend) });
+    expect(total).toBe(r.rows.length);
+    expect(seen).toHaveLength(r.rows.length);
+    expect(r.rows.filter((row) => row.backend === 'webgpu')).toHaveLength(2);
+  });
+
+  it('a --variant no started backend has is a usage error listing the variants, and every backend is disposed', async () => {
+    const opened: Backend[] = [];
+    const loaders: BackendLoaders = {
+      cpu: async () => {
+        const b = createCpuBackend();
+        opened.push(b);
+        return b;
+      },
+      piscina: async () => {
+        throw new Error('no pool');
+      },
+      gpujs: async () => {
+        throw new Error('no gpu.js');
+      },
+      webgpu: async () => {
+        throw new Error('no adapter');
+      },
+    };
+    const run = runBench({ ...options, ops: ['scan'], variants: ['nope'] }, { loaders });
+    await expect(run).rejects.toThrow(UsageError);
+    await expect(run).rejects.toThrow(/--variant: unknown variant nope for --op scan \(cpu: sequential; piscina, gpujs, webgpu did not start/);
+    expect(opened.every((b) => b.disposed)).toBe(true);
+  });
+});
+
+describe('row notes in the reports', () => {
+  it('every note is marked on its rows and written out under the stdout table, the markdown table and the chart', async () => {
+    const NOTE = "this adapter has no 'subgroups' feature: ran the workgroup-memory form of the same kernel";
+    const cpu = createCpuBackend();
+    const noted: Backend = Object.assign(Object.create(cpu) as Backend, {
+      name: 'webgpu',
+      info: { ...cpu.info, name: 'webgpu' },
+      scan: async (a: never, o: never) => ({ ...(await (cpu.scan as (a: never, o: never) => Promise<object>)(a, o)), backend: 'webgpu', notes: [NOTE] }),
+    });
+    const loaders: BackendLoaders = { cpu: async () => createCpuBackend(), webgpu: async () => noted, piscina: async () => rigged('piscina', 'ok'), gpujs: async () => rigged('gpujs', 'ok') };
+    const r = await runBench({ workload: 'tiny', ops: ['scan'], backends: ['cpu', 'webgpu'], cases: ['scan-10k-u32'], progress: false }, { loaders });
+    const row = r.rows.find((x) => x.backend === 'webgpu');
+    expect(row?.status === 'ok' && row.notes).toEqual([NOTE]);
+    const variant = row!.variant;
+
+    const table = formatTable(r);
+    expect(table).toMatch(new RegExp(`webgpu +${variant} \\[1\\]`));
+    expect(table).toContain(`[1] ${NOTE}`);
+    expect(table).not.toMatch(/cpu +sequential \[/);
+
+    const md = formatMarkdown(r);
+    expect(md).toContain(`| webgpu | ${variant} [1] |`);
+    expect(md).toContain(`1. ${NOTE}`);
+
+    const svg = (await renderCharts(r)).get('scan')!;
+    expect(svg).toContain(`webgpu / ${variant} [1]`);
+    expect(svg).toMatch(/>\[1\] this adapter has no .subgroups. feature: ran the workgroup-memory form of the same kernel</);
+  });
+
+  it('chart labels are never cut, so long variant names stay distinct', async () => {
+    const cpu = createCpuBackend();
+    const long = (variant: string): string => `${variant}-with-a-name-longer-than-any-axis-label-limit`;
+    const named: Backend = Object.assign(Object.create(cpu) as Backend, {
+      name: 'piscina',
+      info: { ...cpu.info, name: 'piscina' },
+      variants: (op: string) => (op === 'scan' ? [long('a'), long('b')] : cpu.variants(op as 'scan')),
+      scan: async (a: never, o: { variant?: string }) => ({ ...(await (cpu.scan as (a: never, o: object) => Promise<object>)(a, { ...o, variant: 'sequential' })), backend: 'piscina', variant: o.variant }),
+    });
+    const loaders: BackendLoaders = { cpu: async () => createCpuBackend(), piscina: async () => named, gpujs: async () => rigged('gpujs', 'ok'), webgpu: async () => rigged('webgpu', 'ok') };
+    const r = await runBench({ workload: 'tiny', ops: ['scan'], backends: ['piscina'], cases: ['scan-10k-u32'], progress: false }, { loaders });
+    expect(r.rows.map((x) => x.status)).toEqual(['ok', 'ok']);
+    const svg = (await renderCharts(r)).get('scan')!;
+    expect(svg).toContain(`piscina / ${long('a')}`);
+    expect(svg).toContain(`piscina / ${long('b')}`);
+    expect(svg).not.toContain('…');
   });
 });

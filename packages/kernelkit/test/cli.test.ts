@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { nativeWarningFilter } from '../src/cli-kit.js';
 
 // The built CLI, as users run it (build first: `npx tsc -p tsconfig.json`).
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -48,6 +49,67 @@ describe('argument errors exit with code 2 and name the option', () => {
   });
 });
 
+describe('conventions shared by every CLI', () => {
+  const version = (JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8')) as { version: string }).version;
+
+  it('--version prints the package version and exits 0', () => {
+    const r = run(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(version);
+  });
+
+  it.each([[['help']], [['help', 'doctor']], [['--help']], [['grid-search', '-h']]])('%j exits 0 with the usage on stdout', (args) => {
+    const r = run(args);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: kernelkit/);
+  });
+
+  it('a usage error is `kernelkit: <message>` plus a --help hint on stderr, nothing on stdout', () => {
+    const r = run(['doctor', '--bogus']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`kernelkit: unknown option '--bogus'\nTry 'kernelkit --help'.\n`);
+    const bad = run(['grid-search', '--backend', 'cuda']);
+    expect(bad.stderr).toBe(`kernelkit: --backend: expected one of webgpu, piscina, cpu, gpujs, got "cuda"\nTry 'kernelkit --help'.\n`);
+  });
+
+  it('an unknown --variant exits 2 and lists the backend\'s variants', () => {
+    const r = run(['grid-search', '--backend', 'cpu', '--variant', 'nope']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^kernelkit: --variant: the cpu backend has no grid-search variant "nope" \(it has: [a-z-]+(, [a-z-]+)*\)\n/);
+  });
+});
+
+describe('Dawn native warnings filter', () => {
+  const DAWN =
+    "Warning: Couldn't load Vulkan: libvulkan.so.1: cannot open shared object file\n    at operator() (third_party/dawn/src/dawn/native/vulkan/BackendVk.cpp:368)\n\n" +
+    'Warning: maxDynamicStorageBuffersPerPipelineLayout artificially reduced from 80 to 16 to fit dynamic offset allocation limit.\n';
+  const KEEP = 'scan cpu/sequential: median 1 ms\n\u001b[1G███ 3/10 rows | ETA 2s\u001b[0K\u001b[1G███ 4/10 rows';
+
+  it.each([1, 2, 3, 7, 1000])('drops them and keeps everything else, whatever the chunk size (%i)', (size) => {
+    const text = `first line\n${DAWN}${KEEP}\n${DAWN}Warning is a word a table may start with\nlast`;
+    let out = '';
+    const f = nativeWarningFilter((t) => (out += t));
+    for (let i = 0; i < text.length; i += size) f.push(text.slice(i, i + size));
+    f.flush();
+    expect(out).toBe(`first line\n${KEEP}\nWarning is a word a table may start with\nlast`);
+  });
+
+  it('passes a partial progress line through before its line ends', () => {
+    let out = '';
+    const f = nativeWarningFilter((t) => (out += t));
+    f.push('\u001b[1G███ 3/10 rows');
+    expect(out).toBe('\u001b[1G███ 3/10 rows');
+  });
+
+  it('doctor prints no Dawn warning on stderr, and its JSON on stdout parses', () => {
+    const r = run(['doctor', '--json', '-'], {}, 90_000);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/^Warning: /m);
+    expect(() => JSON.parse(r.stdout) as unknown).not.toThrow();
+  });
+});
+
 describe('commands', () => {
   it('doctor --json parses, lists every backend and the process exits by itself', () => {
     const r = run(['doctor', '--json'], {}, 90_000);
@@ -57,6 +119,21 @@ describe('commands', () => {
     expect(report.backends.map((b) => b.backend).sort()).toEqual(['cpu', 'gpujs', 'piscina', 'webgpu']);
     expect(report.backends.find((b) => b.backend === 'cpu')?.status).toBe('available');
     expect(report.autoSelection.status).toBe('ok');
+  });
+
+  it('doctor --json - and --json FILE write the same report; the text report has no raw JSON', () => {
+    const stdout = run(['doctor', '--json', '-'], {}, 90_000);
+    expect(stdout.code).toBe(0);
+    const fromStdout = JSON.parse(stdout.stdout) as { backends: unknown[] };
+    const file = join(mkdtempSync(join(tmpdir(), 'kk-doctor-')), 'doctor.json');
+    const toFile = run(['doctor', '--json', file], {}, 90_000);
+    expect(toFile.code).toBe(0);
+    expect(toFile.stdout).toBe('');
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { backends: unknown[] }).backends.length).toBe(fromStdout.backends.length);
+    const text = run(['doctor'], {}, 90_000);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^gpu\.js modes:\n {2}webgpu +(available|unavailable)/m);
+    expect(text.stdout).not.toMatch(/[{[]"/);
   });
 
   it('grid-search writes the CS610 results file (reduced grid, cpu)', () => {
