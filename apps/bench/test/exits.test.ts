@@ -45,9 +45,11 @@ describe('kernelkit-bench exits by itself', () => {
     const r = await bench(['--workload', 'tiny', '--backend', 'piscina', '--threads', '2', '--op', 'convLayer', '--case', 'convlayer-L2-b2', '--json', json]);
     expectExitCode(r, 0);
     const report = JSON.parse(await readFile(json, 'utf8')) as BenchReport;
-    expect(report.rows).toHaveLength(1);
-    const row = report.rows[0]!;
-    expect(row).toMatchObject({ status: 'ok', backend: 'piscina', caseId: 'convlayer-L2-b2' });
-    if (row.status === 'ok') expect((row.notes ?? []).join(' ')).not.toMatch(/inline/);
+    // One row per convLayer variant of the pool.
+    expect(report.rows.length).toBeGreaterThan(0);
+    for (const row of report.rows) {
+      expect(row).toMatchObject({ status: 'ok', backend: 'piscina', caseId: 'convlayer-L2-b2' });
+      if (row.status === 'ok') expect((row.notes ?? []).join(' ')).not.toMatch(/inline/);
+    }
   });
 });

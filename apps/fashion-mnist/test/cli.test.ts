@@ -1,6 +1,6 @@
 /** The built CLI (dist/cli.js) classifies, reports and exits by itself. Needs `npm run build` first. */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APP_DIR } from '../src/paths.js';
@@ -38,6 +38,29 @@ describe('cli', () => {
   it('rejects a batch size outside 100|1000|10000 as a usage error (exit code 2)', () => {
     const r = cli(['--batch', '7']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/--batch <n>.*'7' is invalid/);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^kernelkit-fashion-mnist: option '--batch <n>' argument '7' is invalid[^\n]*\nTry 'kernelkit-fashion-mnist --help'\.\n$/);
+  });
+
+  it('--version prints the package version, --help the usage; both exit 0', () => {
+    const version = (JSON.parse(readFileSync(join(APP_DIR, 'package.json'), 'utf8')) as { version: string }).version;
+    const v = cli(['--version']);
+    expect(v.status).toBe(0);
+    expect(v.stdout.trim()).toBe(version);
+    const h = cli(['--help']);
+    expect(h.status).toBe(0);
+    expect(h.stdout).toMatch(/^Usage: kernelkit-fashion-mnist /);
+  });
+
+  it('--json - prints only the JSON on stdout', () => {
+    const r = cli(['--batch', '100', '--backend', 'cpu', '--json', '-']);
+    expect(r.status, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { count: number }).count).toBe(100);
+  }, 300_000);
+
+  it('an unknown --variant is a usage error listing the backend\'s variants', () => {
+    const r = cli(['--batch', '100', '--backend', 'cpu', '--variant', 'nope']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^kernelkit-fashion-mnist: --variant: the cpu backend has no convLayer variant "nope" \(it has: [\w-]+(, [\w-]+)*\)\nTry 'kernelkit-fashion-mnist --help'\.\n$/);
   });
 });

@@ -41,10 +41,10 @@ describe('kernelkit-fashion-mnist exits by itself', () => {
     for (const x of out.results) expect(x.count).toBe(100);
   }, 180_000);
 
-  it('an error raised after the worker pool started (exit 1)', async () => {
+  it('a usage error raised after the worker pool started (exit 2)', async () => {
     const r = await app(['--batch', '100', '--backend', 'piscina', '--variant', 'nope']);
-    expectExitCode(r, 1);
-    expect(r.stderr).toMatch(/unknown variant "nope"/);
+    expectExitCode(r, 2);
+    expect(r.stderr).toMatch(/--variant: the piscina backend has no convLayer variant "nope"/);
   });
 
   it('a truncated labels file (exit 1), named with its byte offset', async () => {
