@@ -13,7 +13,9 @@ export function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : String(value);
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as TypedArray).length})`;
+  const tag = typedArrayTag(value);
+  if (tag !== undefined) return `${tag}(${typedArrayLength(value as TypedArray)})`;
+  if (typeof value === 'bigint') return `${value}n (a BigInt)`;
   if (Array.isArray(value)) return `Array(${value.length})`;
   return typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
 }
@@ -48,7 +50,7 @@ export function assertOneOf<T extends string>(value: unknown, name: string, allo
   }
 }
 
-type TypedArrayCtor = Float32ArrayConstructor | Float64ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor;
+export type TypedArrayCtor = Float32ArrayConstructor | Float64ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor;
 
 /**
  * Node 20 has no ArrayBuffer#detached, and a detached buffer there looks like an empty one
@@ -67,7 +69,45 @@ export function isDetachedBuffer(buffer: ArrayBufferLike): boolean {
   }
 }
 
-/** Checks the element type and, when `length` is given, the exact length. */
+// The %TypedArray%.prototype getters, taken once: they read a view's internal slots, so an own
+// `length` property, a subclass, a Proxy or another realm's constructor cannot change what they say.
+const TYPED_ARRAY_PROTO = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const intrinsicGetter = (key: PropertyKey): ((this: unknown) => unknown) => Object.getOwnPropertyDescriptor(TYPED_ARRAY_PROTO, key)!.get! as (this: unknown) => unknown;
+const TAG_GETTER = intrinsicGetter(Symbol.toStringTag);
+const LENGTH_GETTER = intrinsicGetter('length');
+const BUFFER_GETTER = intrinsicGetter('buffer');
+const BYTE_OFFSET_GETTER = intrinsicGetter('byteOffset');
+
+/** The element type a typed array really has (`'Float32Array'`…), from any realm or subclass; undefined for anything else. */
+export function typedArrayTag(value: unknown): string | undefined {
+  return typeof value === 'object' && value !== null ? (Reflect.apply(TAG_GETTER, value, []) as string | undefined) : undefined;
+}
+
+/** A typed array's element count from its internal slot (not an own or overridden `length`). */
+export function typedArrayLength(value: TypedArray): number {
+  return Reflect.apply(LENGTH_GETTER, value, []) as number;
+}
+
+/**
+ * Checks the element type and, when `length` is given, the exact length, and returns a plain
+ * view of this realm over the same memory: a subclass or another realm's array of an accepted
+ * type passes as its base type, and what the kernels later read cannot be changed by the
+ * caller's object (own `length`, overridden methods).
+ */
+export function checkTypedArray<C extends TypedArrayCtor>(value: unknown, name: string, ctors: readonly C[], length?: number, lengthHint?: string): InstanceType<C> {
+  const tag = typedArrayTag(value);
+  const ctor = ctors.find((c) => c.name === tag);
+  if (ctor === undefined) throw new InvalidArgumentError(name, `expected ${ctors.map((c) => c.name).join(' or ')}, got ${describeValue(value)}`);
+  const buffer = Reflect.apply(BUFFER_GETTER, value, []) as ArrayBufferLike;
+  if (isDetachedBuffer(buffer)) throw new InvalidArgumentError(name, 'its ArrayBuffer is detached (was it transferred?)');
+  const n = typedArrayLength(value as TypedArray);
+  if (length !== undefined && n !== length) {
+    throw new InvalidArgumentError(name, `expected length ${length}${lengthHint ? ` (${lengthHint})` : ''}, got ${n}`);
+  }
+  return new ctor(buffer as ArrayBuffer, Reflect.apply(BYTE_OFFSET_GETTER, value, []) as number, n) as InstanceType<C>;
+}
+
+/** `checkTypedArray` for callers that keep their own reference. */
 export function assertTypedArray<C extends TypedArrayCtor>(
   value: unknown,
   name: string,
@@ -75,13 +115,7 @@ export function assertTypedArray<C extends TypedArrayCtor>(
   length?: number,
   lengthHint?: string,
 ): asserts value is InstanceType<C> {
-  if (!ArrayBuffer.isView(value) || !ctors.some((c) => value instanceof c)) {
-    throw new InvalidArgumentError(name, `expected ${ctors.map((c) => c.name).join(' or ')}, got ${describeValue(value)}`);
-  }
-  if (isDetachedBuffer(value.buffer)) throw new InvalidArgumentError(name, 'its ArrayBuffer is detached (was it transferred?)');
-  if (length !== undefined && (value as TypedArray).length !== length) {
-    throw new InvalidArgumentError(name, `expected length ${length}${lengthHint ? ` (${lengthHint})` : ''}, got ${(value as TypedArray).length}`);
-  }
+  checkTypedArray(value, name, ctors, length, lengthHint);
 }
 
 export function assertFunction(value: unknown, name: string): asserts value is (...args: never[]) => unknown {

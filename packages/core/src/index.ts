@@ -19,13 +19,16 @@ export {
   assertBoolean,
   assertOneOf,
   assertTypedArray,
+  checkTypedArray,
+  typedArrayTag,
+  typedArrayLength,
   assertFunction,
   assertAbortSignal,
   checkedProduct,
   describeValue,
   isDetachedBuffer,
 } from './guards.js';
-export type { TypedArray } from './guards.js';
+export type { TypedArray, TypedArrayCtor } from './guards.js';
 export { now, makeTiming, median } from './timing.js';
 export type { Timing } from './timing.js';
 export { readEnumEnv } from './env.js';

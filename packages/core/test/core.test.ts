@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
   AbortError,
@@ -6,6 +7,8 @@ import {
   assertTypedArray,
   BackendUnavailableError,
   checkedProduct,
+  checkTypedArray,
+  describeValue,
   InvalidArgumentError,
   KernelkitError,
   makeTiming,
@@ -67,6 +70,31 @@ describe('guards', () => {
     expect(() => assertTypedArray(a, 'input', [Float32Array], 4)).toThrow(InvalidArgumentError);
     expect(() => assertTypedArray(new Float32Array(4), 'input', [Float32Array], 4)).not.toThrow();
   });
+  it('checkTypedArray takes arrays of another realm and subclasses as their base type, and returns a plain view of the same memory', () => {
+    const foreign = runInNewContext('new Float32Array([1, 2, 3])') as Float32Array;
+    expect(foreign instanceof Float32Array).toBe(false);
+    const v = checkTypedArray(foreign, 'input', [Float32Array], 3);
+    expect(v).toBeInstanceOf(Float32Array);
+    expect(Array.from(v)).toEqual([1, 2, 3]);
+    class Tagged extends Float32Array {}
+    const sub = new Tagged(4);
+    const w = checkTypedArray(sub, 'input', [Float32Array], 4);
+    expect(Object.getPrototypeOf(w)).toBe(Float32Array.prototype);
+    w[1] = 5;
+    expect(sub[1]).toBe(5);
+    expect(() => checkTypedArray(runInNewContext('new Float64Array(3)'), 'input', [Float32Array])).toThrow(/input: expected Float32Array, got Float64Array\(3\)/);
+  });
+  it('checkTypedArray reads the length from the buffer, not from an own length property, and refuses look-alikes', () => {
+    const out = new Float32Array(4);
+    Object.defineProperty(out, 'length', { value: 10 });
+    expect(() => checkTypedArray(out, 'options.out', [Float32Array], 10)).toThrow(/expected length 10, got 4/);
+    expect(checkTypedArray(out, 'options.out', [Float32Array], 4).length).toBe(4);
+    const fake = Object.create(Float32Array.prototype) as Float32Array;
+    expect(() => checkTypedArray(fake, 'input', [Float32Array])).toThrow(InvalidArgumentError);
+    expect(() => checkTypedArray(new Proxy(new Float32Array(2), {}), 'input', [Float32Array])).toThrow(InvalidArgumentError);
+    expect(() => checkTypedArray({ [Symbol.toStringTag]: 'Float32Array', length: 2 }, 'input', [Float32Array])).toThrow(/input: expected Float32Array/);
+    expect(describeValue(3n)).toBe('3n (a BigInt)');
+  });
   it('assertOneOf lists the allowed values', () => {
     expect(() => assertOneOf('wrap', 'boundary', ['zero', 'copy'])).toThrow(/boundary: expected one of "zero", "copy", got "wrap"/);
   });
@@ -77,8 +105,11 @@ describe('guards', () => {
 });
 
 describe('env and timing', () => {
-  it('readEnumEnv accepts known values case-insensitively and names the variable otherwise', () => {
-    expect(readEnumEnv('KERNELKIT_BACKEND', ['cpu', 'webgpu'], { KERNELKIT_BACKEND: ' CPU ' })).toBe('cpu');
+  it('readEnumEnv takes values exactly as the command-line option does and names the variable otherwise', () => {
+    expect(readEnumEnv('KERNELKIT_BACKEND', ['cpu', 'webgpu'], { KERNELKIT_BACKEND: 'cpu' })).toBe('cpu');
+    for (const v of [' CPU ', 'CPU', ' cpu', 'cpu\n']) {
+      expect(() => readEnumEnv('KERNELKIT_BACKEND', ['cpu', 'webgpu'], { KERNELKIT_BACKEND: v }), JSON.stringify(v)).toThrow(/KERNELKIT_BACKEND: environment variable must be one of cpu, webgpu/);
+    }
     expect(readEnumEnv('KERNELKIT_BACKEND', ['cpu'], {})).toBeUndefined();
     expect(() => readEnumEnv('KERNELKIT_BACKEND', ['cpu'], { KERNELKIT_BACKEND: 'cuda' })).toThrow(/KERNELKIT_BACKEND: environment variable must be one of cpu, got "cuda"/);
   });

@@ -85,7 +85,7 @@ describe('forced backends', () => {
 
   it('KERNELKIT_BACKEND=webgpu KERNELKIT_ADAPTER=software uses the software adapter', async () => {
     const { loaders, calls } = fakeLoaders({ webgpu: { ok: true, software: true }, piscina: { ok: true } }, { available: true, software: true });
-    const r = await resolveBackend({}, { loaders, env: { KERNELKIT_BACKEND: 'WebGPU', KERNELKIT_ADAPTER: 'software' } });
+    const r = await resolveBackend({}, { loaders, env: { KERNELKIT_BACKEND: 'webgpu', KERNELKIT_ADAPTER: 'software' } });
     expect(r.selected).toBe('webgpu');
     expect(r.forced).toBe(true);
     expect(calls.log[0]?.options.adapter).toBe('software');
