@@ -80,6 +80,15 @@ export function setStagingShape(backend: Backend, slices: number, sliceBytes: nu
   return deviceOf(backend).setStaging({ slices, sliceBytes });
 }
 
+/**
+ * Whether the backend's large host outputs get their pages faulted in by worker threads while
+ * the GPU works (runtime/fresh-output.ts; on by default on hardware adapters).
+ */
+export function setOutputPrefault(backend: Backend, on: boolean): void {
+  if (typeof on !== 'boolean') throw new InvalidArgumentError('on', 'must be a boolean');
+  deviceOf(backend).prefaultOutputs = on;
+}
+
 /** Staging buffers the backend's current device holds, uploads and readbacks together (at most 2 × slices). */
 export function stagingBuffers(backend: Backend): number {
   return deviceOf(backend).stagingBuffers;

@@ -8,7 +8,7 @@ import { AbortError, DeviceError } from '@kernelkit/core';
 import { verifyResult, type Backend } from '@kernelkit/ops';
 import { conv2dCase, convLayerCase, GRID_CASES, scanCase, stencilCase } from '@kernelkit/ops/testing';
 import { createWebGpuBackend, webgpuScanStream } from '../src/index.js';
-import { liveGpuBuffers, loseDevice, setStagingShape, stagingBuffers, webgpuStats } from '../src/testing.js';
+import { liveGpuBuffers, loseDevice, setOutputPrefault, setStagingShape, stagingBuffers, webgpuStats } from '../src/testing.js';
 
 /** A software backend whose staging rings have `slices` slices of `sliceBytes`. */
 async function staged(slices: number, sliceBytes: number, options: Parameters<typeof createWebGpuBackend>[0] = {}): Promise<Backend> {
@@ -82,6 +82,28 @@ describe('transfers larger than one staging slice', () => {
     let acc = 0;
     const want = chunks.flatMap((c) => Array.from(c, (v) => (acc = (acc + v) >>> 0)));
     expect(got).toEqual(want);
+  });
+});
+
+describe('large outputs faulted in by worker threads', () => {
+  it('scan and conv2d outputs of 16 MiB+ are shared memory and exact', async () => {
+    await using b = await staged(2, 1 << 20);
+    setOutputPrefault(b, true);
+    const scan = scanCase('u32', 4_500_000, 31);
+    const r = await b.scan(scan, { variant: 'decoupled' });
+    expect(r.data.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(verifyResult('scan', scan, r.data)).toBeUndefined();
+    const conv = conv2dCase([1, 2100, 2100, 3], 32);
+    const c = await b.conv2d(conv, { variant: 'coalesced' });
+    expect(c.data.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(verifyResult('conv2d', conv, c.data)).toBeUndefined();
+    // The kit copies into a caller's `out` when a signal is given: it stays the caller's plain array.
+    const out = new Float32Array(2100 * 2100);
+    const o = await b.conv2d(conv, { variant: 'coalesced', out, signal: new AbortController().signal });
+    expect(o.data).toBe(out);
+    expect(verifyResult('conv2d', conv, out)).toBeUndefined();
+    setOutputPrefault(b, false);
+    expect((await b.scan(scan, { variant: 'decoupled' })).data.buffer).toBeInstanceOf(ArrayBuffer);
   });
 });
 

@@ -332,7 +332,7 @@ async function runPlan(gpu: GpuDevice, p: ResidentProblem<'convLayer'>, ctx: OpC
     const data = gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, convLayerOutputLength(p));
     return { data, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
   }
-  const out = ctx.out ?? new Float32Array(convLayerOutputLength(p));
+  const out = ctx.out ?? gpu.output(Float32Array, convLayerOutputLength(p));
   const r = await runLayer(gpu, shape, src, { host: out }, plan, job);
   const chunk = chunkNote(r);
   return { data: out, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };

@@ -135,7 +135,7 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, t
 }
 
 async function runConv2d(gpu: GpuDevice, p: Conv2dProblem, ctx: OpContext<Float32Array>, plan: Plan): Promise<OpOutput<Float32Array>> {
-  const out = ctx.out ?? new Float32Array(conv2dOutputLength(p));
+  const out = ctx.out ?? gpu.output(Float32Array, conv2dOutputLength(p));
   const times = await gpu.exclusive(() => conv2dBody(gpu, p, out, ctx.timing, plan));
   return { data: out, ...times, notes: plan.note === undefined ? undefined : [plan.note] };
 }

@@ -96,7 +96,8 @@ type ScanRunContext = Pick<OpContext<ScanArray>, 'out' | 'timing' | 'onProgress'
 async function runScan(gpu: GpuDevice, p: ScanProblem, ctx: ScanRunContext, plan: Planner, chunkLimit: number | undefined): Promise<OpOutput<ScanArray>> {
   const input = p.input;
   const n = input.length;
-  const out = ctx.out ?? allocScanOutput(input);
+  // The output has the input's element type (WebGPU scans u32, i32 and f32).
+  const out = ctx.out ?? (n === 0 ? allocScanOutput(input) : gpu.output(input.constructor as unknown as { new (length: number): ScanArray; new (buffer: SharedArrayBuffer): ScanArray; readonly BYTES_PER_ELEMENT: number }, n));
   if (n === 0) return { data: out, kernelMs: 0, uploadMs: 0, readbackMs: 0 };
   const t = p.dtype as WgslScalar;
   // Lengths beyond one binding run in chunks; each chunk's carry-in is the previous chunk's total.

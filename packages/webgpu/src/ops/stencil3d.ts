@@ -21,7 +21,7 @@ async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Arra
   const n = p.nx * p.ny * p.nz;
   const toDevice = ctx.output === 'device';
   if (p.steps === 0 && !toDevice && !isDeviceArray(input)) {
-    const out = (ctx.out as Float32Array | undefined) ?? new Float32Array(n);
+    const out = (ctx.out as Float32Array | undefined) ?? gpu.output(Float32Array, n);
     out.set(input);
     // Nothing ran on the GPU: the copy is the whole call.
     return { data: out, kernelMs: 0, uploadMs: 0, readbackMs: 0 };
@@ -38,7 +38,7 @@ async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Arra
         copyBuffer(gpu, src, 0, copy, 0, n * 4);
         return { data: handle(copy), ...callTimes(gpu, 0) };
       }
-      const out = (ctx.out as Float32Array | undefined) ?? new Float32Array(n);
+      const out = (ctx.out as Float32Array | undefined) ?? gpu.output(Float32Array, n);
       await gpu.execute([], [{ buffer: src, offset: 0, size: n * 4, into: bytesOf(out, 0, n) }]);
       return { data: out, ...callTimes(gpu, 0) };
     }
@@ -61,7 +61,7 @@ async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Arra
       gpu.release(spare, params);
       return { data: handle(last), ...callTimes(gpu, r.kernelMs) };
     }
-    const out = (ctx.out as Float32Array | undefined) ?? new Float32Array(n);
+    const out = (ctx.out as Float32Array | undefined) ?? gpu.output(Float32Array, n);
     const r = await gpu.execute(dispatches, [{ buffer: last, offset: 0, size: n * 4, into: bytesOf(out, 0, n) }], ctx.timing);
     gpu.release(b, c, params);
     return { data: out, ...callTimes(gpu, r.kernelMs) };

@@ -5,6 +5,7 @@ import type { BufferPool } from './buffer-pool.js';
 import { deviceRequest, Generation, type DeviceRequest } from './generation.js';
 import { BufferLedger } from './ledger.js';
 import type { Program } from './program.js';
+import { freshOutput } from './fresh-output.js';
 import { DEFAULT_STAGING, SMALL_WRITE_BYTES, TransferClock, type StagingShape } from './transfer.js';
 import { BUF } from './usage.js';
 
@@ -96,6 +97,8 @@ export class GpuDevice {
   private stagingShape: StagingShape;
   /** Upload and readback wall time of the call now running (reset when each exclusive call starts). */
   readonly clock = new TransferClock();
+  /** Whether large outputs get their pages faulted in by worker threads (runtime/fresh-output.ts); not on software adapters, whose kernels use every core. */
+  prefaultOutputs: boolean;
 
   private constructor(opened: OpenedAdapter, request: DeviceRequest, device: GPUDevice) {
     this.opened = opened;
@@ -110,6 +113,7 @@ export class GpuDevice {
     };
     this.subgroups = device.features.has('subgroups');
     this.stagingShape = opened.info.software ? DEFAULT_STAGING.software : DEFAULT_STAGING.hardware;
+    this.prefaultOutputs = !opened.info.software;
     this.gen = this.generation(1, device);
   }
 
@@ -301,6 +305,11 @@ export class GpuDevice {
     return this.clock.readbacks.during(() => staging.read(buf, offset, size, into, signal));
   }
 
+  /** A new output array of `length` elements for a readback to fill (see fresh-output.ts). */
+  output<T>(ctor: { new (length: number): T; new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number }, length: number): T {
+    return freshOutput(ctor, length, this.prefaultOutputs);
+  }
+
   /** Upload and readback wall time of the call now running (see TransferClock). */
   transferTimes(): { uploadMs: number; readbackMs: number } {
     return this.clock.times();
@@ -364,7 +373,13 @@ export class GpuDevice {
     const timed = timing && timer !== undefined && dispatches.length > 0;
     const wallClock = timing && timer === undefined && dispatches.length > 0;
     // Long passes ramp the clocks themselves: callers with 100 ms+ passes pass warmUp = false.
-    if (timed && warmUp) spin?.encode(enc);
+    // The spin runs alone first, so that the readback below does not wait through it.
+    if (timed && warmUp && spin !== undefined) {
+      const first = device.createCommandEncoder();
+      spin.encode(first);
+      device.queue.submit([first.finish()]);
+      await this.race(device.queue.onSubmittedWorkDone());
+    }
     const pass = enc.beginComputePass(timed ? { timestampWrites: timer.writes() } : {});
     for (const d of dispatches) {
       pass.setPipeline(d.pipeline);

@@ -17,6 +17,7 @@
  * generation (dispose or device loss): a mapped slice is never left behind.
  */
 import { AbortError, DeviceError } from '@kernelkit/core';
+import { untilTouched } from './fresh-output.js';
 import type { BufferLedger } from './ledger.js';
 import { BUF, MAP_READ } from './usage.js';
 
@@ -275,6 +276,9 @@ export class StagingPool {
       this.reads.discard(slice);
       throw mapFailure(e);
     }
+    // An output whose pages workers are still faulting in (fresh-output.ts) is copied into only after them.
+    const touched = untilTouched(into.buffer);
+    if (touched !== undefined) await touched;
     try {
       into.set(new Uint8Array(buffer.getMappedRange(0, size), 0, into.byteLength));
     } finally {

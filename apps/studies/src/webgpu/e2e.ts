@@ -1,0 +1,293 @@
+/**
+ * WebGPU end to end against its host-copy floor, in one process: a floor probe (the fastest raw
+ * upload and readback paths and host memcpy, same bytes) and, for each seed workload after a
+ * warm-up, the median of `--reps` calls without timing (what a caller waits for: no clock
+ * warm-up) with outputs faulted in by worker threads (the default) and with plain arrays, the
+ * medians of `--reps` timed calls' kernel, upload and readback, its floor (input bytes at the
+ * staging upload speed + output bytes at the fresh- or reused-array readback speed) and, given
+ * `--torch`, PyTorch's end to end for the same workload (benchmarks/scripts/pytorch-e2e.py).
+ *
+ *   node apps/studies/dist/webgpu/e2e.js --out DIR [--reps 5] [--probe-mib 256] [--torch FILE] [--only id,id]
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { median } from '@kernelkit/core';
+import { CONV2D_WORKLOADS, CONV_LAYER_WORKLOADS, convLayerOutputShape, makeConv2dArgs, makeConvLayerArgs, makeScanArgs, makeStencil3dArgs, SCAN_WORKLOADS, STENCIL3D_WORKLOADS, type Backend } from '@kernelkit/ops';
+import { createWebGpuBackend, type AdapterKind } from '@kernelkit/webgpu';
+import { BUF, GpuDevice, MAP_READ, openAdapter, setOutputPrefault } from '@kernelkit/webgpu/testing';
+import { Command, integer, machineInfo, oneOf, parseStudyArgs, writeTextFile } from '../common.js';
+
+const argv = parseStudyArgs<{ out: string; reps: number; probeMib: number; torch?: string; only?: string; adapter: AdapterKind }>(
+  new Command('e2e')
+    .description('WebGPU end-to-end times of the seed workloads beside a host-copy floor probe (and PyTorch, given its results)')
+    .requiredOption('--out <dir>', 'where webgpu-e2e.json and webgpu-e2e.md go')
+    .option('--reps <n>', 'timed calls per workload after one warm-up', integer(), 5)
+    .option('--probe-mib <n>', 'MiB each floor-probe transfer moves', integer(), 256)
+    .option('--torch <file>', "pytorch-e2e.py's JSON, for the PyTorch column")
+    .option('--only <ids>', 'comma-separated workload ids (default: all)')
+    .option('--adapter <kind>', 'hardware, software or any', oneOf<AdapterKind>(['hardware', 'software', 'any']), 'hardware'),
+);
+
+const GB = 1e9;
+const timeMs = async (fn: () => Promise<unknown> | unknown): Promise<number> => {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+};
+const medianOf = async (reps: number, fn: () => Promise<unknown> | unknown): Promise<number> => {
+  const xs: number[] = [];
+  for (let i = 0; i < reps; i++) xs.push(await timeMs(fn));
+  return median(xs);
+};
+
+// ---- floor probe: raw Dawn paths, with one reused staging buffer of the whole size
+interface Probe {
+  readonly bytes: number;
+  /** GB/s of each path (median of 3). */
+  readonly gbps: Record<string, number>;
+}
+
+/** Touches one byte per 4 KiB page of `sab` from `workers` threads (a write fault maps each page). */
+function touchInWorkers(sab: SharedArrayBuffer, workers: Worker[]): Promise<void> {
+  const per = Math.ceil(sab.byteLength / 4096 / workers.length) * 4096;
+  return Promise.all(
+    workers.map(
+      (w, i) =>
+        new Promise<void>((resolve) => {
+          w.once('message', () => resolve());
+          w.postMessage({ sab, start: i * per, end: Math.min(sab.byteLength, (i + 1) * per) });
+        }),
+    ),
+  ).then(() => {});
+}
+
+const TOUCH_WORKER = `const { parentPort } = require('node:worker_threads');
+parentPort.on('message', ({ sab, start, end }) => { const u = new Uint8Array(sab); for (let i = start; i < end; i += 4096) u[i] = 0; parentPort.postMessage(0); });`;
+
+async function floorProbe(adapter: AdapterKind, mib: number): Promise<Probe> {
+  const bytes = mib * 2 ** 20;
+  const opened = await openAdapter(adapter);
+  if ('reasons' in opened) throw new Error(opened.reasons.join('; '));
+  const gpu = await GpuDevice.open(opened);
+  const device = gpu.device;
+  const host = new Uint8Array(bytes);
+  for (let i = 0; i < bytes; i += 4096) host[i] = i & 255;
+  const buf = gpu.storage(bytes);
+  const gbps: Record<string, number> = {};
+  const rate = (ms: number) => bytes / GB / (ms / 1000);
+  const idle = () => device.queue.onSubmittedWorkDone();
+
+  gbps['writeBuffer'] = rate(
+    await medianOf(3, async () => {
+      for (let o = 0; o < bytes; o += 64 << 20) device.queue.writeBuffer(buf, o, host, o, Math.min(64 << 20, bytes - o));
+      await idle();
+    }),
+  );
+  const up = device.createBuffer({ size: bytes, usage: BUF.MAP_WRITE | BUF.COPY_SRC, mappedAtCreation: true });
+  up.unmap();
+  await up.mapAsync(BUF.MAP_WRITE);
+  gbps['staging upload, one reused buffer'] = rate(
+    await medianOf(3, async () => {
+      new Uint8Array(up.getMappedRange()).set(host);
+      up.unmap();
+      const enc = device.createCommandEncoder();
+      enc.copyBufferToBuffer(up, 0, buf, 0, bytes);
+      device.queue.submit([enc.finish()]);
+      await idle();
+      await up.mapAsync(BUF.MAP_WRITE);
+    }),
+  );
+  up.destroy();
+  gbps['staging upload, the executor'] = rate(await medianOf(3, () => gpu.exclusive(async () => (await gpu.write(buf, 0, host), await idle()))));
+
+  const down = device.createBuffer({ size: bytes, usage: BUF.MAP_READ | BUF.COPY_DST });
+  const rawRead = async (into: Uint8Array) => {
+    const enc = device.createCommandEncoder();
+    enc.copyBufferToBuffer(buf, 0, down, 0, bytes);
+    device.queue.submit([enc.finish()]);
+    await down.mapAsync(MAP_READ);
+    into.set(new Uint8Array(down.getMappedRange()));
+    down.unmap();
+  };
+  const reused = new Uint8Array(bytes);
+  gbps['readback, one reused buffer, into a reused array'] = rate(await medianOf(3, () => rawRead(reused)));
+  gbps['readback, one reused buffer, into a fresh array'] = rate(await medianOf(3, () => rawRead(new Uint8Array(bytes))));
+  down.destroy();
+  gbps['readback, the executor, into a reused array'] = rate(await medianOf(3, () => gpu.exclusive(() => gpu.read(buf, 0, bytes, reused))));
+  gbps['readback, the executor, into a fresh array'] = rate(await medianOf(3, () => gpu.exclusive(() => gpu.read(buf, 0, bytes, new Uint8Array(bytes)))));
+
+  // Other ring shapes than the default (4 × 32 MiB on hardware), for choosing it.
+  for (const [slices, mibs] of [[4, 64], [8, 16], [2, 64]] as const) {
+    await gpu.setStaging({ slices, sliceBytes: mibs << 20 });
+    gbps[`staging upload, the executor, ${slices} × ${mibs} MiB`] = rate(await medianOf(3, () => gpu.exclusive(async () => (await gpu.write(buf, 0, host), await idle()))));
+    gbps[`readback, the executor, ${slices} × ${mibs} MiB, into a reused array`] = rate(await medianOf(3, () => gpu.exclusive(() => gpu.read(buf, 0, bytes, reused))));
+  }
+
+  // What cuts the page faults of a fresh output: touching its pages first, on this thread or others.
+  gbps['host memcpy, reused destination'] = rate(await medianOf(3, () => reused.set(host)));
+  gbps['host memcpy, fresh destination'] = rate(await medianOf(3, () => new Uint8Array(bytes).set(host)));
+  gbps['host memcpy, fresh destination touched first (same thread)'] = rate(
+    await medianOf(3, () => {
+      const d = new Uint8Array(bytes);
+      for (let i = 0; i < bytes; i += 4096) d[i] = 0;
+      d.set(host);
+    }),
+  );
+  for (const n of [4, 8]) {
+    const workers = Array.from({ length: n }, () => new Worker(TOUCH_WORKER, { eval: true }));
+    gbps[`fresh shared memory touched by ${n} workers (touch only)`] = rate(await medianOf(3, () => touchInWorkers(new SharedArrayBuffer(bytes), workers)));
+    gbps[`host memcpy, fresh shared destination touched by ${n} workers first`] = rate(
+      await medianOf(3, async () => {
+        const sab = new SharedArrayBuffer(bytes);
+        await touchInWorkers(sab, workers);
+        new Uint8Array(sab).set(host);
+      }),
+    );
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  gpu.release(buf);
+  gpu.destroy();
+  return { bytes, gbps };
+}
+
+// ---- end to end
+interface Workload {
+  readonly id: string;
+  readonly label: string;
+  readonly inBytes: number;
+  readonly outBytes: number;
+  /** Whether the call writes into a reused `out` (its floor then uses the reused-array readback). */
+  readonly withOut: boolean;
+  readonly run: (b: Backend, timing: boolean) => Promise<{ timing?: { totalMs: number; kernelMs?: number; uploadMs?: number; readbackMs?: number } }>;
+}
+
+/** The seed workloads named in `only` (all without it); inputs are made only for those. */
+function workloads(only: readonly string[] | undefined): Workload[] {
+  const list: Workload[] = [];
+  const wanted = (id: string) => only === undefined || only.includes(id);
+  const conv = (id: string, withOut: boolean) => {
+    if (!wanted(withOut ? `${id}-out` : id)) return;
+    const w = CONV2D_WORKLOADS.seed.find((c) => c.id === id)!;
+    const args = makeConv2dArgs(w);
+    const n = w.batch * w.height * w.width;
+    const out = withOut ? new Float32Array(n) : undefined;
+    list.push({ id: withOut ? `${id}-out` : id, label: `conv2d ${w.label}${withOut ? ', into out' : ''}`, inBytes: n * 4, outBytes: n * 4, withOut, run: (b, timing) => b.conv2d(args, { timing, ...(out ? { out } : {}) }) });
+  };
+  conv('conv2d-16x2048-k11', false);
+  conv('conv2d-16x2048-k11', true);
+  conv('conv2d-1x8192-k5', false);
+  const st = STENCIL3D_WORKLOADS.seed.find((c) => c.id === 'stencil-512-s10')!;
+  if (wanted(st.id)) {
+    const stArgs = makeStencil3dArgs(st);
+    const stN = st.n ** 3 * 4;
+    list.push({ id: st.id, label: `stencil3d ${st.label}`, inBytes: stN, outBytes: stN, withOut: false, run: (b, timing) => b.stencil3d(stArgs, { timing }) });
+  }
+  for (const id of ['scan-40M-u32', 'scan-400M-f32']) {
+    if (!wanted(id)) continue;
+    const w = SCAN_WORKLOADS.seed.find((c) => c.id === id)!;
+    const args = makeScanArgs(w);
+    list.push({ id, label: `scan ${w.label}`, inBytes: w.n * 4, outBytes: w.n * 4, withOut: false, run: (b, timing) => b.scan(args, { timing }) });
+  }
+  for (const id of ['convlayer-L1-b10000', 'convlayer-L2-b10000']) {
+    if (!wanted(id)) continue;
+    const w = CONV_LAYER_WORKLOADS.seed.find((c) => c.id === id)!;
+    const args = makeConvLayerArgs(w);
+    const o = convLayerOutputShape(w);
+    list.push({ id, label: `convLayer ${w.label}`, inBytes: args.input.byteLength, outBytes: w.batch * w.maps * o.outHeight * o.outWidth * 4, withOut: false, run: (b, timing) => b.convLayer(args, { timing }) });
+  }
+  return list;
+}
+
+interface Row {
+  readonly id: string;
+  readonly label: string;
+  readonly inBytes: number;
+  readonly outBytes: number;
+  readonly endToEndMs: number;
+  /** The same calls with plain output arrays (no worker prefault); undefined where the call writes into `out`. */
+  readonly plainOutputMs: number | undefined;
+  readonly kernelMs: number | undefined;
+  readonly uploadMs: number | undefined;
+  readonly readbackMs: number | undefined;
+  readonly floorMs: number;
+  readonly overFloor: number;
+  readonly torchMs: number | undefined;
+  readonly runsMs: readonly number[];
+}
+
+const probe = await floorProbe(argv.adapter, argv.probeMib);
+console.log(JSON.stringify(probe, null, 1));
+const stagingGBps = probe.gbps['staging upload, one reused buffer']!;
+const freshGBps = probe.gbps['readback, one reused buffer, into a fresh array']!;
+const reusedGBps = probe.gbps['readback, one reused buffer, into a reused array']!;
+const torch: Record<string, { endToEndMs: number } | undefined> = argv.torch !== undefined && existsSync(argv.torch) ? JSON.parse(readFileSync(argv.torch, 'utf8')).rows : {};
+
+const backend = await createWebGpuBackend({ adapter: argv.adapter });
+const only = argv.only?.split(',');
+const rows: Row[] = [];
+for (const w of workloads(only)) {
+  await w.run(backend, true); // warm-up: pipelines, the auto sweep, staging slices, the touch workers
+  const untimed = async (): Promise<number[]> => {
+    const xs: number[] = [];
+    for (let i = 0; i < argv.reps; i++) xs.push(await timeMs(() => w.run(backend, false)));
+    return xs;
+  };
+  const wall = await untimed();
+  let plain: number[] | undefined;
+  if (!w.withOut) {
+    setOutputPrefault(backend, false);
+    plain = await untimed();
+    setOutputPrefault(backend, true);
+  }
+  const runs: { totalMs: number; kernelMs?: number; uploadMs?: number; readbackMs?: number }[] = [];
+  for (let i = 0; i < argv.reps; i++) {
+    const r = await w.run(backend, true);
+    runs.push({ totalMs: 0, ...r.timing });
+  }
+  const med = (k: 'totalMs' | 'kernelMs' | 'uploadMs' | 'readbackMs') => {
+    const xs = runs.map((r) => r[k]).filter((v): v is number => v !== undefined);
+    return xs.length === 0 ? undefined : median(xs);
+  };
+  const floorMs = (w.inBytes / GB / stagingGBps + w.outBytes / GB / (w.withOut ? reusedGBps : freshGBps)) * 1000;
+  const endToEndMs = median(wall);
+  const row: Row = {
+    id: w.id,
+    label: w.label,
+    inBytes: w.inBytes,
+    outBytes: w.outBytes,
+    endToEndMs,
+    plainOutputMs: plain === undefined ? undefined : median(plain),
+    kernelMs: med('kernelMs'),
+    uploadMs: med('uploadMs'),
+    readbackMs: med('readbackMs'),
+    floorMs,
+    overFloor: endToEndMs / floorMs,
+    torchMs: (torch[w.id] ?? torch[w.id.replace(/-out$/, '')])?.endToEndMs,
+    runsMs: wall,
+  };
+  rows.push(row);
+  console.log(JSON.stringify(row));
+}
+await backend.dispose();
+
+const f = (v: number | undefined, d = 1) => (v === undefined ? '–' : v.toFixed(d));
+const md = [
+  `# WebGPU end to end vs the host-copy floor (${backend.info.description})`,
+  '',
+  `End to end: median of ${argv.reps} calls without timing after a warm-up, through createWebGpuBackend, outputs faulted in by worker threads (the default on hardware); "plain outputs" the same calls with plain arrays. Kernel, upload and readback: medians of ${argv.reps} more calls with timing on (which adds the clock warm-up before each pass). Floor: input bytes at the staging upload speed + output bytes at the fresh-array readback speed (reused-array speed where the call is given \`out\`), both from the probe below, measured in the same process.`,
+  '',
+  '| workload | end to end ms | plain outputs ms | kernel ms | upload ms | readback ms | floor ms | × floor | PyTorch ms |',
+  '|---|---|---|---|---|---|---|---|---|',
+  ...rows.map((r) => `| ${r.label} | ${f(r.endToEndMs)} | ${f(r.plainOutputMs)} | ${f(r.kernelMs, 2)} | ${f(r.uploadMs)} | ${f(r.readbackMs)} | ${f(r.floorMs)} | ${f(r.overFloor, 2)} | ${f(r.torchMs)} |`),
+  '',
+  `## Floor probe (${argv.probeMib} MiB each)`,
+  '',
+  '| path | GB/s |',
+  '|---|---|',
+  ...Object.entries(probe.gbps).map(([k, v]) => `| ${k} | ${v.toFixed(2)} |`),
+  '',
+];
+await writeTextFile(join(argv.out, 'webgpu-e2e.md'), md.join('\n'));
+await writeTextFile(join(argv.out, 'webgpu-e2e.json'), JSON.stringify({ machine: machineInfo(), adapter: backend.info.adapter, reps: argv.reps, probe, rows }, null, 2));
+console.log(md.join('\n'));
