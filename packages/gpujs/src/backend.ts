@@ -1,11 +1,17 @@
-import { createBackend, type Backend } from '@kernelkit/ops';
+import { createBackend, type Backend, type OpImplementation, type OpName } from '@kernelkit/ops';
 import type { GpujsMode } from './gpujs.js';
-import { createRuntime } from './runtime.js';
+import { createRuntime, type Runtime } from './runtime.js';
 import { conv2d } from './ops/conv2d.js';
 import { convLayer } from './ops/conv-layer.js';
 import { gridSearch } from './ops/grid-search.js';
 import { scan } from './ops/scan.js';
 import { stencil3d } from './ops/stencil3d.js';
+
+/** Each call of the op runs in a runtime session, so the kernels it uses stay cached until it ends. */
+function inSession<O extends OpName>(rt: Runtime, impl: OpImplementation<O>): OpImplementation<O> {
+  const variants = Object.fromEntries(Object.entries(impl.variants).map(([name, runner]) => [name, ((p, ctx) => rt.session(async () => runner(p, ctx))) as typeof runner]));
+  return { ...impl, variants };
+}
 
 export interface GpujsBackendOptions {
   /** Force one gpu.js mode; a forced mode that cannot run is a BackendUnavailableError. */
@@ -29,7 +35,13 @@ export async function createGpujsBackend(options: GpujsBackendOptions = {}): Pro
       mode: rt.mode,
       capabilities: { f64: false },
     },
-    ops: { conv2d: conv2d(rt), stencil3d: stencil3d(rt), scan: scan(rt), gridSearch: gridSearch(rt), convLayer: convLayer(rt) },
+    ops: {
+      conv2d: inSession(rt, conv2d(rt)),
+      stencil3d: inSession(rt, stencil3d(rt)),
+      scan: inSession(rt, scan(rt)),
+      gridSearch: inSession(rt, gridSearch(rt)),
+      convLayer: inSession(rt, convLayer(rt)),
+    },
     release: () => rt.release(),
   });
 }

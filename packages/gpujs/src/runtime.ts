@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import { BackendUnavailableError, type BackendFailure } from '@kernelkit/core';
 import { gpujs, GPUJS_MODES, kernelMode, type GpuInstance, type GpujsMode, type KernelRun, type KernelSettings } from './gpujs.js';
@@ -32,6 +33,9 @@ export const KERNEL_DEFAULTS = { tactic: 'precision', precision: 'single', dynam
 
 /** Kernels kept per backend; evicted ones are destroyed (GL textures, wasm memory). */
 const KERNEL_CACHE_SIZE = 48;
+
+/** Pipelines kept per backend (each holds its plan's buffers). */
+const PIPELINE_CACHE_SIZE = 8;
 
 /** The renderer string of a fresh headless-gl context, or why there is none. */
 function probeHeadlessGl(): { renderer: string } | string {
@@ -92,6 +96,11 @@ export interface Runtime {
   /** Runs a kernel (sync or async alike) and records in `notes` if gpu.js ran it elsewhere. */
   call(k: KernelRun, args: readonly unknown[], notes: Set<string>): Promise<unknown>;
   pipeline<P>(key: string, build: (gpu: GpuInstance) => P & Destroyable): P;
+  /**
+   * Runs one op call: every kernel and pipeline it takes from the cache stays in the cache (is
+   * not evicted and destroyed) until `work` settles, however many other calls run meanwhile.
+   */
+  session<T>(work: () => Promise<T>): Promise<T>;
   /** Resolves once gpu.js has destroyed every kernel and pipeline of this runtime. */
   release(): Promise<void>;
 }
@@ -149,12 +158,66 @@ async function startMode(mode: GpujsMode, forced: boolean): Promise<Runtime> {
   return rt;
 }
 
+/** A cache entry and the op calls using it right now. */
+interface Entry<T> {
+  readonly value: T;
+  users: number;
+}
+
+/**
+ * An LRU cache whose eviction passes over entries in use: an op call pins what it takes (see
+ * `Runtime.session`), so the cache may hold more than `size` while many calls run and shrinks
+ * back as they finish.
+ */
+class PinningCache<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+  constructor(
+    private readonly size: number,
+    private readonly evict: (value: T) => void,
+  ) {}
+
+  take(key: string, build: () => T, pins: Set<Entry<unknown>> | undefined): T {
+    let e = this.entries.get(key);
+    if (e === undefined) e = { value: build(), users: 0 };
+    else this.entries.delete(key);
+    this.entries.set(key, e);
+    if (pins !== undefined && !pins.has(e)) {
+      pins.add(e);
+      e.users++;
+    }
+    this.trim(key);
+    return e.value;
+  }
+
+  /** Evicts the least recently used entries nobody is using (never `keep`, the one just handed out). */
+  trim(keep?: string): void {
+    if (this.entries.size <= this.size) return;
+    for (const [key, e] of this.entries) {
+      if (this.entries.size <= this.size) return;
+      if (e.users > 0 || key === keep) continue;
+      this.entries.delete(key);
+      this.evict(e.value);
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
 function makeRuntime(gpu: GpuInstance, mode: GpujsMode, software: boolean, adapter: string, host: WebgpuHost | undefined): Runtime {
-  const kernels = new Map<string, KernelRun>();
-  const pipelines = new Map<string, Destroyable>();
+  // The entries the op call running in this async context has pinned.
+  const calls = new AsyncLocalStorage<Set<Entry<unknown>>>();
+  const kernels = new PinningCache<KernelRun>(KERNEL_CACHE_SIZE, (k) => k.destroy());
   // Pipelines evicted from the cache: their destroy waits for their in-flight runs, and release
   // waits for those destroys.
   const evicted = new Set<Promise<void>>();
+  const pipelines = new PinningCache<Destroyable>(PIPELINE_CACHE_SIZE, (old) => {
+    // Its failure to release must not reject a later call; release() still waits for it.
+    const done = Promise.resolve(old.destroy()).catch(() => undefined);
+    evicted.add(done);
+    void done.then(() => evicted.delete(done));
+  });
   let released = false;
   return {
     mode,
@@ -163,20 +226,7 @@ function makeRuntime(gpu: GpuInstance, mode: GpujsMode, software: boolean, adapt
     maxCells: MAX_CELLS[mode],
     hardLimit: HARD_LIMIT[mode],
     kernel(key, fn, settings) {
-      const hit = kernels.get(key);
-      if (hit !== undefined) {
-        kernels.delete(key);
-        kernels.set(key, hit);
-        return hit;
-      }
-      const k = gpu.createKernel(fn, { ...KERNEL_DEFAULTS, ...settings });
-      kernels.set(key, k);
-      if (kernels.size > KERNEL_CACHE_SIZE) {
-        const [oldKey, old] = kernels.entries().next().value as [string, KernelRun];
-        kernels.delete(oldKey);
-        old.destroy();
-      }
-      return k;
+      return kernels.take(key, () => gpu.createKernel(fn, { ...KERNEL_DEFAULTS, ...settings }), calls.getStore());
     },
     async call(k, args, notes) {
       const out = await k(...args);
@@ -185,19 +235,19 @@ function makeRuntime(gpu: GpuInstance, mode: GpujsMode, software: boolean, adapt
       return out;
     },
     pipeline<P>(key: string, build: (g: GpuInstance) => P & Destroyable): P {
-      const hit = pipelines.get(key);
-      if (hit !== undefined) return hit as P;
-      const p = build(gpu);
-      pipelines.set(key, p);
-      if (pipelines.size > 8) {
-        const [oldKey, old] = pipelines.entries().next().value as [string, Destroyable];
-        pipelines.delete(oldKey);
-        // Its failure to release must not reject a later call; release() still waits for it.
-        const done = Promise.resolve(old.destroy()).catch(() => undefined);
-        evicted.add(done);
-        void done.then(() => evicted.delete(done));
+      return pipelines.take(key, () => build(gpu), calls.getStore()) as P;
+    },
+    async session<T>(work: () => Promise<T>): Promise<T> {
+      const pins = new Set<Entry<unknown>>();
+      try {
+        return await calls.run(pins, work);
+      } finally {
+        for (const e of pins) e.users--;
+        if (!released) {
+          kernels.trim();
+          pipelines.trim();
+        }
       }
-      return p;
     },
     async release() {
       if (released) return;

@@ -1,4 +1,4 @@
-import { UnsupportedError } from '@kernelkit/core';
+import { throwIfAborted, UnsupportedError } from '@kernelkit/core';
 import type { OpImplementation, Stencil3dProblem } from '@kernelkit/ops';
 import { gpujs, type GpuInstance, type PipelineRun } from '../gpujs.js';
 import { KERNEL_DEFAULTS, type Runtime } from '../runtime.js';
@@ -35,29 +35,44 @@ function constants(p: Stencil3dProblem): Record<string, number> {
 const keyOf = (p: Stencil3dProblem, zs: number) => `stencil:${p.nx}:${p.ny}:${p.nz}:${zs}:${p.c0}:${p.c1}:${p.boundary}`;
 
 /**
- * Whole grid fits one call: all steps run as one gpu.js pipeline (`createPipeline`), so the
- * intermediate grids stay in device memory (webgpu: one command encoder; webasm: one fused
- * wasm plan; GL: textures) and only the last step is read back.
+ * Steps per pipeline. gpu.js traces the pipeline's step loop into a plan with one entry per step
+ * (in webasm, one compiled wasm function each), so a pipeline of all the steps grows with the
+ * step count until wasm code space runs out; longer runs repeat one pipeline of this many steps.
  */
-async function pipelined(rt: Runtime, p: Stencil3dProblem, out: Float32Array, notes: Set<string>): Promise<void> {
-  const run = rt.pipeline(`${keyOf(p, p.nz)}:steps=${p.steps}`, (gpu: GpuInstance): PipelineRun => {
-    // The pipeline owns its kernel, so evicting kernels from the cache cannot break it.
-    const step = gpu.createKernel(stepKernel, { ...KERNEL_DEFAULTS, output: [p.nx, p.ny, p.nz], constants: constants(p) });
-    return gpu.createPipeline(
-      function (this: KernelThis, u: unknown) {
-        let v = u;
-        for (let s = 0; s < this.constants.steps!; s++) v = step(v, 0, 0, this.constants.last!);
-        return v;
-      } as never,
-      { constants: { steps: p.steps, last: p.nz - 1 } },
-    );
-  });
-  // The first step reads the flat input as 3-D; later steps read the previous 3-D output.
-  const res = await run(gpujs.input(p.input as Float32Array, [p.nx, p.ny, p.nz]));
-  if (run.backend !== undefined && run.backend !== rt.mode && !(rt.mode === 'headlessgl' && run.backend === 'gpu')) {
-    notes.add(`gpu.js ran the stencil pipeline on '${run.backend}' instead of '${rt.mode}'${run.fallbackReason ? `: ${run.fallbackReason}` : ''}`);
+export const STEPS_PER_PIPELINE = 128;
+
+/**
+ * Whole grid fits one call: up to STEPS_PER_PIPELINE steps run as one gpu.js pipeline
+ * (`createPipeline`), so the intermediate grids stay in device memory (webgpu: one command
+ * encoder; webasm: one fused wasm plan; GL: textures) and only each pipeline's last step is read
+ * back. At most two pipelines per grid (the full one and the remainder), whatever the step count.
+ */
+async function pipelined(rt: Runtime, p: Stencil3dProblem, out: Float32Array, notes: Set<string>, signal: AbortSignal | undefined): Promise<void> {
+  let src = p.input as Float32Array;
+  for (let done = 0; done < p.steps; ) {
+    const steps = Math.min(STEPS_PER_PIPELINE, p.steps - done);
+    const run = rt.pipeline(`${keyOf(p, p.nz)}:steps=${steps}`, (gpu: GpuInstance): PipelineRun => {
+      // The pipeline owns its kernel, so evicting kernels from the cache cannot break it.
+      const step = gpu.createKernel(stepKernel, { ...KERNEL_DEFAULTS, output: [p.nx, p.ny, p.nz], constants: constants(p) });
+      return gpu.createPipeline(
+        function (this: KernelThis, u: unknown) {
+          let v = u;
+          for (let s = 0; s < this.constants.steps!; s++) v = step(v, 0, 0, this.constants.last!);
+          return v;
+        } as never,
+        { constants: { steps, last: p.nz - 1 } },
+      );
+    });
+    // The first step reads the flat input as 3-D; later steps read the previous 3-D output.
+    const res = await run(gpujs.input(src, [p.nx, p.ny, p.nz]));
+    if (run.backend !== undefined && run.backend !== rt.mode && !(rt.mode === 'headlessgl' && run.backend === 'gpu')) {
+      notes.add(`gpu.js ran the stencil pipeline on '${run.backend}' instead of '${rt.mode}'${run.fallbackReason ? `: ${run.fallbackReason}` : ''}`);
+    }
+    copyResult(res, out, 0);
+    src = out;
+    done += steps;
+    if (done < p.steps) throwIfAborted(signal);
   }
-  copyResult(res, out, 0);
 }
 
 /**
@@ -101,7 +116,7 @@ export function stencil3d(rt: Runtime): OpImplementation<'stencil3d'> {
         const out = (ctx.out as Float32Array | undefined) ?? new Float32Array(p.nx * p.ny * p.nz);
         const notes = new Set<string>();
         if (p.steps === 0) out.set(p.input);
-        else if (p.nx * p.ny * p.nz <= rt.maxCells) await pipelined(rt, p, out, notes);
+        else if (p.nx * p.ny * p.nz <= rt.maxCells) await pipelined(rt, p, out, notes, ctx.signal);
         else await slabbed(rt, p, out, notes);
         return { data: out, notes: [...notes] };
       },
