@@ -11,7 +11,7 @@ export interface BenchCase<O extends OpName = OpName> {
   readonly label: string;
   /** Elements (or grid points / 50) the backend caps compare against. */
   readonly size: number;
-  /** Work per run in the seeds' unit, before dividing by seconds. */
+  /** Work per run in the course reports' unit (MPix, GB, GFLOP, …), before dividing by seconds. */
   readonly work: number;
   readonly unit: string;
   make(): Promise<OpArgs<O>>;
@@ -29,8 +29,8 @@ const TINY = {
   convLayer: [{ id: 'convlayer-L2-b2', label: 'L2 C4 M16 40² K7, B=2', batch: 2, channels: 4, height: 40, width: 40, maps: 16, k: 7 }],
 };
 
-function pick<T>(w: WorkloadName, small: readonly T[], seed: readonly T[], tiny: readonly T[]): readonly T[] {
-  return w === 'small' ? small : w === 'seed' ? seed : tiny;
+function pick<T>(w: WorkloadName, small: readonly T[], courseSizes: readonly T[], tiny: readonly T[]): readonly T[] {
+  return w === 'small' ? small : w === 'seed' ? courseSizes : tiny;
 }
 
 export function benchCases(w: WorkloadName): BenchCase[] {
@@ -43,7 +43,7 @@ export function benchCases(w: WorkloadName): BenchCase[] {
     out.push({ op: 'stencil3d', id: c.id, label: c.label, size: c.n ** 3, work: pu / 1e9, unit: 'GPts/s', make: async () => makeStencil3dArgs(c) });
   }
   for (const c of pick(w, SCAN_WORKLOADS.small, SCAN_WORKLOADS.seed, TINY.scan)) {
-    // scanBytes counts a read and a write of every element (2·bytes), as the seed's GB/s did.
+    // scanBytes counts a read and a write of every element (2·bytes), as the course reports' GB/s does.
     out.push({ op: 'scan', id: c.id, label: c.label, size: c.n, work: scanBytes(c.n, c.dtype) / 1e9, unit: 'GB/s', make: async () => makeScanArgs(c) });
   }
   for (const c of pick(w, GRID_SEARCH_WORKLOADS.small, GRID_SEARCH_WORKLOADS.seed, TINY.gridSearch)) {

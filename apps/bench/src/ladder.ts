@@ -1,7 +1,7 @@
 import type { OpName } from '@kernelkit/ops';
 import type { Row } from './types.js';
 
-/** The seeds' variant ladders (DESIGN.md), in rung order; variants not listed keep the backend's order after them. */
+/** Each op's variants from the simplest to the most optimised, as the course reports built them up (DESIGN.md); variants not listed keep the backend's order after them. */
 export const LADDERS: Readonly<Record<OpName, readonly string[]>> = {
   conv2d: ['direct', 'naive', 'coalesced', 'tiled', 'coarsened', 'auto'],
   stencil3d: ['direct', 'naive', 'tiled', 'streamed'],
@@ -20,7 +20,7 @@ export function ladderOrder(op: OpName, variants: readonly string[]): string[] {
 
 type OkRow = Extract<Row, { status: 'ok' }>;
 
-/** Speed-ups over the sequential CPU backend's default variant and over the previous rung of the same backend. */
+/** Speed-ups over the sequential CPU backend's default variant and over the previous variant of the same backend. */
 export function withSpeedups(rows: readonly Row[], cpuDefault: Readonly<Partial<Record<OpName, string>>>): Row[] {
   const ok = rows.filter((r): r is OkRow => r.status === 'ok');
   return rows.map((r) => {

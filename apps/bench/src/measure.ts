@@ -9,8 +9,8 @@ export interface Measured {
 
 /**
  * Times `fn` with tinybench, scaling the budget to one run's cost `estMs`: cheap tasks get many
- * samples in ~`budgetMs`, multi-second tasks get 3 (or 1 beyond `singleShotMs`, so the seed
- * sizes on a CPU do not take an hour), and warm-up is skipped when one run is already long.
+ * samples in ~`budgetMs`, multi-second tasks get 3 (or 1 beyond `singleShotMs`, so the course
+ * reports' sizes on a CPU do not take an hour), and warm-up is skipped when one run is already long.
  */
 export async function measure(fn: () => Promise<number | undefined>, estMs: number, budgetMs: number, singleShotMs = 30_000): Promise<Measured> {
   const iterations = estMs > singleShotMs ? 1 : Math.max(3, Math.min(50, Math.ceil(budgetMs / Math.max(estMs, 0.01))));

@@ -144,8 +144,8 @@ async function runRow(b: Backend, name: BackendName, c: BenchCase, variant: stri
       how = r.how;
     }
     if (name === 'cpu' && !cpuRef.has(c.id)) cpuRef.set(c.id, first.data);
-    // A row whose run exceeds the single-shot bound (1.5 s on `small`, 5 s on `seed`: the CPU
-    // rows at the seeds' sizes) is timed once: by its checked first run when that alone is over
+    // A row whose run exceeds the single-shot bound (singleShotMs: the CPU rows at the course
+    // reports' sizes) is timed once: by its checked first run when that alone is over
     // the bound (multi-second rows are compute, not compile), else by one warm second run. The
     // point is a full table inside a 2-core CI budget or a 10-minute GPU-host call.
     const singleShotMs = o.workload === 'small' ? 1500 : o.workload === 'seed' ? 5000 : 30_000;

@@ -1,5 +1,9 @@
 import type { BackendName, OpName } from '@kernelkit/ops';
 
+/**
+ * Case sets: `small` fits a 2-core CI machine; `seed` is the sizes of the course reports
+ * (ECE408, CS610) the project grew from; `tiny` is smoke-test sizes.
+ */
 export const WORKLOAD_NAMES = ['small', 'seed', 'tiny'] as const;
 export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
 

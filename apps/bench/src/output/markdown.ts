@@ -5,7 +5,7 @@ import { footnotes } from './notes.js';
 
 const TITLES = { conv2d: '2-D convolution', stencil3d: '3-D 7-point stencil', scan: 'Prefix sum (scan)', gridSearch: 'Grid search (CS610)', convLayer: 'Convolution layer (ECE408)' } as const;
 
-/** The seeds' style: per op, one table of backend/variant rows with time, throughput and speed-ups. */
+/** The course reports' layout: per op, one table of backend/variant rows with time, throughput and speed-ups. */
 export function formatMarkdown(r: BenchReport): string {
   const m = r.machine;
   const out: string[] = [
@@ -21,13 +21,13 @@ export function formatMarkdown(r: BenchReport): string {
     ...(r.mergedFrom ? [`Merged from ${r.mergedFrom.length} runs on this machine: ${r.mergedFrom.join(', ')}.`, ''] : []),
     `Correctness: ${r.checkPolicy}`,
     '',
-    'Times are medians of sequential runs (tinybench; rows over the single-shot bound (1.5 s small, 5 s seed) are timed once: samples = 1, the checked first run when it alone is over the bound); "first call" is the cold first run (pipeline compiles, pool warm-up); "kernel" is the backend-reported compute time where it has one (WebGPU: timestamps around the call\'s passes, right after the call\'s own upload; big batches in chunks sum their chunks\' passes; resident back-to-back times: apps/studies/dist/webgpu/steady.js); speed-ups are of medians, over the sequential CPU backend and over the previous rung of the same backend\'s ladder.',
+    'Times are medians of sequential runs (tinybench; rows over the single-shot bound (1.5 s small, 5 s seed) are timed once: samples = 1, the checked first run when it alone is over the bound); "first call" is the cold first run (pipeline compiles, pool warm-up); "kernel" is the backend-reported compute time where it has one (WebGPU: timestamps around the call\'s passes, right after the call\'s own upload; big batches in chunks sum their chunks\' passes; resident back-to-back times: apps/studies/dist/webgpu/steady.js); speed-ups are of medians, over the sequential CPU backend and over the previous variant of the same backend (simplest first).',
   ];
   for (const op of OP_NAMES) {
     const rows = r.rows.filter((x) => x.op === op);
     if (!rows.length) continue;
     const notes = footnotes(rows);
-    out.push('', `## ${TITLES[op]}`, '', '| case | backend | variant | median | p75 / p99 | first call | throughput | kernel | vs sequential | vs previous rung |', '|---|---|---|---|---|---|---|---|---|---|');
+    out.push('', `## ${TITLES[op]}`, '', '| case | backend | variant | median | p75 / p99 | first call | throughput | kernel | vs sequential | vs previous variant |', '|---|---|---|---|---|---|---|---|---|---|');
     for (const x of rows) {
       if (x.status === 'ok') {
         out.push(`| ${x.label} | ${x.backend}${x.software ? ' (software)' : ''} | ${x.variant}${notes.marker(x)} | ${fmtMs(x.stats.medianMs)} | ${fmtMs(x.stats.p75Ms)} / ${fmtMs(x.stats.p99Ms)} | ${fmtMs(x.firstCallMs)} | ${fmtNum(x.throughput.value)} ${x.throughput.unit} | ${x.kernelMedianMs === undefined ? '' : `${fmtMs(x.kernelMedianMs)} (${fmtNum(x.kernelThroughput?.value ?? 0)})`} | ${fmtX(x.speedupVsSequential)} | ${x.speedupVsPrevious ? `${fmtX(x.speedupVsPrevious.value)} over ${x.speedupVsPrevious.over}` : ''} |`);
