@@ -76,14 +76,22 @@ export class LimitExceededError extends KernelkitError {
   }
 }
 
-/** A data file is malformed; the message names the file and the line (or byte offset). */
+/**
+ * A data file is malformed; the message names the file and the line (or byte offset), and the
+ * column where the parser knows it, as `file:line:column: reason` (the form editors jump to).
+ */
 export class FileFormatError extends KernelkitError {
   readonly file: string;
   readonly line: number | undefined;
-  constructor(file: string, reason: string, line?: number, options?: ErrorOptions) {
-    super('ERR_KERNELKIT_FILE_FORMAT', `${file}${line === undefined ? '' : `:${line}`}: ${reason}`, options);
+  /** 1-based, within `line`; only given with a line. */
+  readonly column: number | undefined;
+  constructor(file: string, reason: string, line?: number, options?: ErrorOptions & { readonly column?: number }) {
+    const column = line === undefined ? undefined : options?.column;
+    const where = `${line === undefined ? '' : `:${line}`}${column === undefined ? '' : `:${column}`}`;
+    super('ERR_KERNELKIT_FILE_FORMAT', `${file}${where}: ${reason}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.file = file;
     this.line = line;
+    this.column = column;
   }
 }
 
