@@ -1,5 +1,5 @@
 /**
- * gpu.js comparison bench: all five ops on the seeds' sizes, end-to-end ms (median of a few
+ * gpu.js comparison bench: all five ops on the course reports' sizes, end-to-end ms (median of a few
  * runs, first call — compile — excluded), each result checked (sampled for huge ones).
  *   node apps/studies/dist/gpujs/compare.js --out DIR [--quick] [--mode webgpu|headlessgl|webasm|cpu]
  * Writes DIR/gpujs-compare.json and DIR/gpujs-compare.md.
@@ -66,7 +66,7 @@ async function time<T>(reps: number, fn: () => Promise<T>): Promise<{ ms: number
 async function main(): Promise<void> {
   const { out, quick, mode } = parseStudyArgs<{ out: string; quick?: boolean; mode?: GpujsMode }>(
     new Command('compare')
-      .description('the gpu.js backend on all five ops at the seeds\' sizes, end to end, each result checked')
+      .description('the gpu.js backend on all five ops at the course reports\' sizes, end to end, each result checked')
       .requiredOption('--out <dir>', 'write gpujs-compare.json and .md here')
       .option('--quick', 'the small workloads, one timed run')
       .option('--mode <mode>', GPUJS_MODES.join('|'), oneOf(GPUJS_MODES)),

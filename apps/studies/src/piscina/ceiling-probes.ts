@@ -7,7 +7,7 @@ export type ProbeName = (typeof PROBE_NAMES)[number];
 export const ALU_ITERATIONS = 30_000_000;
 /** 32 Mi floats = 128 MiB per array, 256 MiB per thread: 4 GiB over 16 threads, far past any cache. */
 export const STREAM_ELEMENTS = 32 * 2 ** 20;
-/** One image of the seed's conv2d batch (16×2048² K=11). */
+/** One image of the course reports' conv2d batch (16×2048² K=11). */
 export const CONV2D_PROBE = { height: 2048, width: 2048, k: 11 } as const;
 /** 20 images of the ECE408 layer 2 (C4 M16 40² K7). */
 export const CONV_LAYER_PROBE = { batch: 20, channels: 4, height: 40, width: 40, maps: 16, k: 7, ...convLayerOutputShape({ height: 40, width: 40, k: 7 }) } as const;

@@ -8,7 +8,7 @@
  * - alu: eight independent f64 multiply-add chains (no memory): per-core compute and clock.
  * - stream: a scaled copy over 128 MiB arrays per thread: DRAM bandwidth.
  * - conv2d / convLayer: the CPU backend's own kernels (the ones Piscina's workers run) on one
- *   seed-sized image / 20 layer-2 images per thread.
+ *   image of the course reports' conv2d batch / 20 layer-2 images per thread.
  *
  * Efficiency at T threads = (time of one thread alone) / (slowest of T threads running
  * together). Whatever the Piscina backend loses beyond these numbers is partitioning, copies and

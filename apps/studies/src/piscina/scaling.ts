@@ -1,5 +1,6 @@
 /**
- * Scaling of the Piscina backend over the sequential CPU backend on the seeds' workloads.
+ * Scaling of the Piscina backend over the sequential CPU backend at the course reports' sizes
+ * (the ops' `seed` workloads).
  *
  *   node apps/studies/dist/piscina/scaling.js --out DIR [--threads 1,2,4,8,16] [--quick]
  *        [--ops conv2d,stencil3d,scan,convLayer,gridSearch|none] [--runs 3] [--max-seq-s 60]
@@ -24,7 +25,7 @@
  * table, any workload whose predicted cost no longer fits. Both files are rewritten after every
  * workload, so an interrupted run keeps what it measured. --merge folds this run's rows into an
  * existing DIR/piscina-scaling.json (same op, workload, variant and mode: replaced), so the
- * seed set can be measured in several commands, e.g.
+ * full set can be measured in several commands, e.g.
  *   --ops conv2d,stencil3d,scan   then   --ops convLayer,gridSearch --merge   then   --ops none --full-cs610 --merge
  * --missing (with --merge) measures only the workloads the merged file lacks at every thread
  * count (skipped earlier for the budget), so the holes of a table fill over several commands;
@@ -430,15 +431,15 @@ async function main(): Promise<void> {
   const jsonPath = path.join(OUT_DIR, 'piscina-scaling.json');
   const mdPath = path.join(OUT_DIR, 'piscina-scaling.md');
   const m = machine();
-  let earlier: Report | undefined;
-  if (argv.merge && existsSync(jsonPath)) earlier = JSON.parse(readFileSync(jsonPath, 'utf8')) as Report;
+  let merged: Report | undefined;
+  if (argv.merge && existsSync(jsonPath)) merged = JSON.parse(readFileSync(jsonPath, 'utf8')) as Report;
   const report: Report = {
     machine: m,
-    invocations: [...(earlier?.invocations ?? []), { date: m.date, args: process.argv.slice(2), threads: THREADS, runs: RUNS, quick: QUICK }],
-    rows: [...(earlier?.rows ?? [])],
-    ...(earlier?.fullCs610 === undefined ? {} : { fullCs610: earlier.fullCs610 }),
+    invocations: [...(merged?.invocations ?? []), { date: m.date, args: process.argv.slice(2), threads: THREADS, runs: RUNS, quick: QUICK }],
+    rows: [...(merged?.rows ?? [])],
+    ...(merged?.fullCs610 === undefined ? {} : { fullCs610: merged.fullCs610 }),
   };
-  if (earlier !== undefined && earlier.machine.cpu !== m.cpu) log(`scaling: warning: merging into results from another CPU (${earlier.machine.cpu})`);
+  if (merged !== undefined && merged.machine.cpu !== m.cpu) log(`scaling: warning: merging into results from another CPU (${merged.machine.cpu})`);
   const save = async (): Promise<void> => {
     await writeTextFile(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
     await writeTextFile(mdPath, markdown(m, report.rows, report.fullCs610));
@@ -451,14 +452,14 @@ async function main(): Promise<void> {
   const mine: Row[] = [];
   const complete = (r: Row | undefined): boolean => r !== undefined && r.skipped === undefined && THREADS.every((t) => r.piscina.some((p) => p.threads === t));
   for (const w of workloads()) {
-    const had = earlier?.rows.find((r) => rowKey(r) === rowKey({ op: w.op, workload: w.id, variant: w.variant, mode: w.mode } as Row));
+    const had = merged?.rows.find((r) => rowKey(r) === rowKey({ op: w.op, workload: w.id, variant: w.variant, mode: w.mode } as Row));
     if (argv.missing && complete(had)) {
       log(`[${elapsed()}] ${w.op} ${w.id} (${w.variant}): already measured, kept (--missing)`);
       continue;
     }
     // Estimate from the last measured workload of the same op and variant (this run's first,
     // then the merged file's), scaled by work.
-    const known = [...(earlier?.rows ?? []), ...mine];
+    const known = [...(merged?.rows ?? []), ...mine];
     const prev = [...known].reverse().find((r) => r.op === w.op && r.variant === w.variant && r.seqMs !== undefined);
     const estimate = prev === undefined ? undefined : (prev.seqMs! * w.work) / prev.work;
     const row = await measureWorkload(w, estimate);

@@ -39,7 +39,8 @@ const threads = argv.threads ?? os.availableParallelism();
 const runs = argv.runs;
 const ops = argv.ops ?? [...OP_NAMES];
 
-interface Rung {
+/** One problem size of an op's size ladder, with its work in the op's units. */
+interface SizeStep {
   readonly work: number;
   readonly label: string;
   readonly args: unknown;
@@ -53,7 +54,7 @@ function gridCase(c: number): GridSearchArgs {
   return { dims, coefficients, targets: [0.5 * c, 0, 0.1 * c], tolerances: [0.3 * c, 0.3 * c, 0.3 * c] };
 }
 
-function ladder(op: OpName): Rung[] {
+function sizeSteps(op: OpName): SizeStep[] {
   switch (op) {
     case 'conv2d':
       return [24, 48, 64, 96, 128, 192, 256, 384, 512, 768].map((s) => ({ work: conv2dMultiplyAdds({ batch: 1, height: s, width: s, k: 5 }), label: `${s}², k=5`, args: makeConv2dArgs({ batch: 1, height: s, width: s, k: 5 }) }));
@@ -87,30 +88,30 @@ await using inline = await createPiscinaBackend({ threads, inlineBelow: all });
 await using pool = await createPiscinaBackend({ threads, inlineBelow: none });
 process.stdout.write(`threshold: ${os.cpus()[0]?.model.trim()}, ${threads} threads, median of ${runs}, Node ${process.version}\n`);
 for (const op of ops) {
-  const rungs = ladder(op);
+  const steps = sizeSteps(op);
   // Warm both paths (JIT on this thread and in every worker).
-  for (const r of rungs) for (let i = 0; i < 3; i++) await Promise.all([time(inline, op, r.args), time(pool, op, r.args)]);
-  const rows: Array<{ r: Rung; inl: number; pl: number }> = [];
-  for (const r of rungs) {
-    const a: number[] = [];
-    const b: number[] = [];
+  for (const step of steps) for (let i = 0; i < 3; i++) await Promise.all([time(inline, op, step.args), time(pool, op, step.args)]);
+  const rows: Array<{ step: SizeStep; inlineMs: number; poolMs: number }> = [];
+  for (const step of steps) {
+    const inlineTimes: number[] = [];
+    const poolTimes: number[] = [];
     for (let i = 0; i < runs; i++) {
-      a.push(await time(inline, op, r.args));
-      b.push(await time(pool, op, r.args));
+      inlineTimes.push(await time(inline, op, step.args));
+      poolTimes.push(await time(pool, op, step.args));
     }
-    rows.push({ r, inl: median(a), pl: median(b) });
+    rows.push({ step, inlineMs: median(inlineTimes), poolMs: median(poolTimes) });
   }
   let cross: number | undefined;
-  for (let i = rows.length - 1; i >= 0 && rows[i]!.pl < rows[i]!.inl; i--) cross = rows[i]!.r.work;
+  for (let i = rows.length - 1; i >= 0 && rows[i]!.poolMs < rows[i]!.inlineMs; i--) cross = rows[i]!.step.work;
   const big = rows.at(-1)!;
-  const nsPerUnit = (1e6 * big.inl) / big.r.work;
+  const nsPerUnit = (1e6 * big.inlineMs) / big.step.work;
   const oneMs = 1e6 / nsPerUnit;
   process.stdout.write(
     `\n${op}: pool wins from ${cross === undefined ? 'never (in this ladder)' : `${cross} work units (≈ 2^${Math.log2(cross).toFixed(1)})`}; ` +
       `inline ${nsPerUnit.toFixed(2)} ns/unit, so 1 ms of work ≈ ${Math.round(oneMs)} units (≈ 2^${Math.log2(oneMs).toFixed(1)}); ` +
-      `pool fixed cost ≈ ${rows[0]!.pl.toFixed(3)} ms\n`,
+      `pool fixed cost ≈ ${rows[0]!.poolMs.toFixed(3)} ms\n`,
   );
-  for (const { r, inl, pl } of rows) {
-    process.stdout.write(`  ${r.label.padEnd(22)} work ${String(r.work).padStart(9)}  inline ${inl.toFixed(3).padStart(8)} ms  pool ${pl.toFixed(3).padStart(8)} ms  ${pl < inl ? 'pool' : 'inline'}\n`);
+  for (const { step, inlineMs, poolMs } of rows) {
+    process.stdout.write(`  ${step.label.padEnd(22)} work ${String(step.work).padStart(9)}  inline ${inlineMs.toFixed(3).padStart(8)} ms  pool ${poolMs.toFixed(3).padStart(8)} ms  ${poolMs < inlineMs ? 'pool' : 'inline'}\n`);
   }
 }

@@ -1,7 +1,7 @@
 /**
- * The WebGPU ladder: every op × variant on the seeds' sizes, each result checked, kernel time
- * from GPU timestamps and end-to-end time, throughput in the seeds' units and speed-up over the
- * previous rung. `node apps/studies/dist/webgpu/ladder.js --out DIR [--quick] [--check] [--op NAME …] [--flags FLAGS]`.
+ * The WebGPU ladder: every op × variant on the course reports' sizes (the `seed` workloads), each
+ * result checked, kernel time from GPU timestamps and end-to-end time, throughput in the reports'
+ * units and speed-up over the previous variant. `node apps/studies/dist/webgpu/ladder.js --out DIR [--quick] [--check] [--op NAME …] [--flags FLAGS]`.
  */
 import { join } from 'node:path';
 import { median } from '@kernelkit/core';
@@ -50,7 +50,7 @@ interface Row {
 
 const o = parseStudyArgs<{ out: string; quick?: boolean; check?: boolean; op?: OpName[]; flags?: string }>(
   new Command('ladder')
-    .description('every WebGPU op × variant on the seeds\' sizes: checked, kernel and end-to-end time, speed-up over the previous rung')
+    .description('every WebGPU op × variant on the course reports\' sizes: checked, kernel and end-to-end time, speed-up over the previous variant')
     .requiredOption('--out <dir>', 'write webgpu-ladder.json and .md here')
     .option('--quick', 'small sizes, one timed run')
     .option('--check', 'first run the hardware conformance subset')
@@ -181,7 +181,7 @@ function autoSection(rs: readonly Row[]): string[] {
   const autos = rs.filter((r) => r.op === 'conv2d' && r.variant === 'auto' && r.firstCall !== undefined);
   if (autos.length === 0) return [];
   return [
-    'conv2d `auto` tunes on its first call per adapter and shape class (a sweep of tile × outputs-per-thread configs, timed on the problem or a slice of it; the named rungs above already compiled two of its pipelines); later calls hit the in-memory cache.',
+    'conv2d `auto` tunes on its first call per adapter and shape class (a sweep of tile × outputs-per-thread configs, timed on the problem or a slice of it; the named tiled variants above already compiled two of its pipelines); later calls hit the in-memory cache.',
     '',
     '| workload | first call ms (incl. sweep) | tuned call ms | first call notes | later call notes |',
     '|---|---:|---:|---|---|',
@@ -216,11 +216,11 @@ const md = [
   `vendor ${info.adapter?.vendor}, architecture ${info.adapter?.architecture}; features: ${info.adapter?.features.join(', ')}`,
   hw ? `Hardware conformance subset: ${hw.passed}/${hw.total} passed${hw.failures.length ? ` — failures: ${hw.failures.join('; ')}` : ''}` : '',
   '',
-  `Dawn flags: ${flagArg ?? '(backend defaults: HARDWARE_DAWN_FLAGS)'}. Each timed pass is preceded by a clock warm-up spin (its own untimed pass, runtime/clock-warmup.ts; not for gridSearch, whose passes are long): without it the H100 ran the ops' kernels at its 345 MHz idle clock.`,
+  `Dawn flags: ${flagArg ?? '(backend defaults: HARDWARE_DAWN_FLAGS)'}. Each timed pass is preceded by a clock warm-up spin (its own untimed pass, runtime/clock-warmup.ts; not for gridSearch, whose passes are long): without it the GPU runs the kernels at its idle clock (ceilings.js --ramp measures how much warm-up a pass needs).`,
   '',
   'Kernel ms = GPU timestamps around the compute pass (median); total ms = end to end incl. upload, warm-up and readback. Throughput from kernel time.',
   '',
-  '| op | workload | variant | kernel ms | total ms | throughput | speed-up vs previous rung | check |',
+  '| op | workload | variant | kernel ms | total ms | throughput | speed-up vs previous variant | check |',
   '|---|---|---|---:|---:|---:|---:|---|',
   ...rows.map((r) => `| ${r.op} | ${r.workload} | ${r.variant} | ${fmt(r.kernelMs)} | ${fmt(r.totalMs, 1)} | ${r.throughput === null ? '—' : r.throughput.toPrecision(4)} ${r.unit} | ${r.speedupVsPrev === null ? '—' : `${r.speedupVsPrev.toFixed(2)}×`} | ${r.check} |`),
   '',

@@ -1,5 +1,5 @@
 /**
- * Steady-state kernel times for the issue's two kernel-time targets (scan 400M f32, conv layer
+ * Steady-state kernel times for the two kernel-time targets (scan 400M f32, conv layer
  * L1 + L2 at B=10 000): inputs uploaded once, then timed passes back to back (with the clock
  * warm-up), as cuDNN and PyTorch timings are taken. The bench app's kernel column follows a
  * host upload of the same data in every call; this script says how much that changes it.
