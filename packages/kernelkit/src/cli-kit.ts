@@ -6,9 +6,9 @@
  * Exit codes: 0 success (help and --version included), 1 a failure while running, 2 a usage error.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { constants as fsConstants, readFileSync, type Stats } from 'node:fs';
+import { access, realpath, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CommanderError, InvalidArgumentError as CommanderArgumentError, type Command } from 'commander';
 import { InvalidArgumentError } from '@kernelkit/core';
@@ -24,9 +24,12 @@ export class UsageError extends Error {
   }
 }
 
+/** Decimal only: Number() also takes `0x10`, `0b1`, `0o7` and `Infinity`, which an option value should not silently become. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 export function parseNumberOption(option: string, raw: string, min: number): number {
   const v = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(v)) throw new UsageError(option, `expected a number, got ${JSON.stringify(raw)}`);
+  if (!DECIMAL.test(raw.trim()) || !Number.isFinite(v)) throw new UsageError(option, `expected a decimal number, got ${JSON.stringify(raw)}`);
   if (v < min) throw new UsageError(option, `must be >= ${min}, got ${raw}`);
   return v;
 }
@@ -115,6 +118,70 @@ export function optionalTarget(value: boolean | string | undefined): string | un
   return typeof value === 'string' ? value : value === true ? STDOUT : undefined;
 }
 
+/** A path given on the command line and the option that named it. */
+export interface PathOption {
+  readonly option: string;
+  readonly path: string;
+}
+
+const reason = (err: unknown): string => (err instanceof Error && 'code' in err ? String(err.code) : err instanceof Error ? err.message : String(err));
+
+/** What makes two paths the same file: device and inode when it exists, else its path with the folder's links resolved. */
+async function fileIdentity(path: string, st: Stats | undefined): Promise<string> {
+  if (st !== undefined) return `${st.dev}:${st.ino}`;
+  const abs = resolve(path);
+  try {
+    return join(await realpath(dirname(abs)), basename(abs));
+  } catch {
+    return abs;
+  }
+}
+
+/**
+ * Checks every output a command will write before it does any work, so a bad path costs nothing:
+ * its folder exists and takes new files, it is not a folder, an existing file is writable, and it
+ * is not one of the inputs or another output (links resolved). `-` (stdout) is skipped. Throws
+ * UsageError naming the option and the path.
+ */
+export async function checkOutputPaths(outputs: readonly PathOption[], inputs: readonly PathOption[] = []): Promise<void> {
+  const seen: { option: string; path: string; id: string }[] = [];
+  for (const { option, path } of inputs) {
+    const st = await stat(path).catch(() => undefined);
+    if (st !== undefined) seen.push({ option, path, id: await fileIdentity(path, st) });
+  }
+  const inputCount = seen.length;
+  for (const { option, path } of outputs) {
+    if (path === STDOUT) continue;
+    if (path === '') throw new UsageError(option, 'expected a file name, got an empty string');
+    let st: Stats | undefined;
+    try {
+      st = await stat(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(option, `cannot write ${path} (${reason(err)})`);
+    }
+    if (st?.isDirectory()) throw new UsageError(option, `${path} is a folder; expected a file to write`);
+    if (st !== undefined) {
+      await access(path, fsConstants.W_OK).catch((err: unknown) => {
+        throw new UsageError(option, `${path} is not writable (${reason(err)})`);
+      });
+    } else {
+      const folder = dirname(resolve(path));
+      const fst = await stat(folder).catch(() => undefined);
+      if (fst === undefined || !fst.isDirectory()) throw new UsageError(option, `cannot create ${path}: the folder ${folder} does not exist`);
+      await access(folder, fsConstants.W_OK | fsConstants.X_OK).catch((err: unknown) => {
+        throw new UsageError(option, `cannot create ${path}: the folder ${folder} is not writable (${reason(err)})`);
+      });
+    }
+    const id = await fileIdentity(path, st);
+    const same = seen.find((s) => s.id === id);
+    if (same !== undefined) {
+      const what = seen.indexOf(same) < inputCount ? 'an input: refusing to overwrite it' : 'another output';
+      throw new UsageError(option, `${path} is the same file as ${same.option} ${same.path}, ${what}`);
+    }
+    seen.push({ option, path, id });
+  }
+}
+
 /** Writes `text` to the file `target`, or to stdout when it is `-`. */
 export async function writeTarget(target: string, text: string): Promise<void> {
   if (target === STDOUT) process.stdout.write(text);
@@ -124,8 +191,11 @@ export async function writeTarget(target: string, text: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Dawn's native warnings. dawn.node prints them with fprintf(stderr) from native code (at adapter
 // and instance creation: "Couldn't load Vulkan…", "…artificially reduced…"); no JS callback or
-// toggle reaches them, and Node cannot redirect fd 2 of its own process. So a CLI relaunches
-// itself once with stderr piped through a filter that drops them (KERNELKIT_DEBUG keeps them).
+// toggle reaches them, and Node cannot redirect fd 2 of its own process. So on a terminal a CLI
+// relaunches itself once with stderr piped through a filter that drops them (KERNELKIT_DEBUG
+// keeps them). Piped or redirected stderr is left alone unless KERNELKIT_STDERR_FILTER=1: there the
+// warnings cannot garble a progress bar, and a parent killed by a harness (SIGKILL) could leave
+// a busy child running until its work ends.
 
 const CHILD_ENV = 'KERNELKIT_STDERR_FILTERED';
 const COLUMNS_ENV = 'KERNELKIT_STDERR_COLUMNS';
@@ -197,21 +267,26 @@ export function nativeWarningFilter(write: (text: string) => void): { push(chunk
 }
 
 /**
- * Call first thing in a CLI. In the user-facing process it runs this same script again with
+ * Call first thing in a CLI. When stderr is a terminal it runs this same script again with
  * stderr filtered and resolves to the child's exit code: the caller exits with it. In the
- * child, or when KERNELKIT_DEBUG asks for WebGPU output, it resolves undefined and the caller
- * just runs.
+ * child, with stderr piped, or when KERNELKIT_DEBUG asks for WebGPU output, it resolves
+ * undefined and the caller just runs.
  */
 export async function relaunchWithQuietNativeWarnings(): Promise<number | undefined> {
   if (process.env[CHILD_ENV] === '1') {
-    // The parent holds an IPC channel only so that its death (even SIGKILL) ends this process too.
+    // The parent's death (even SIGKILL) ends this process too: its IPC channel closes, and as a
+    // fallback (a channel close is not always seen while rows run) this process is re-parented.
     if (process.channel) {
       process.channel.unref();
       process.on('disconnect', () => process.exit(EXIT_FAILURE));
     }
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) process.exit(EXIT_FAILURE);
+    }, 500).unref();
     return undefined;
   }
-  if (isDebug('webgpu')) return undefined;
+  if (isDebug('webgpu') || !(process.stderr.isTTY || process.env['KERNELKIT_STDERR_FILTER'] === '1')) return undefined;
   const script = process.argv[1];
   if (script === undefined) return undefined;
   const env: NodeJS.ProcessEnv = { ...process.env, [CHILD_ENV]: '1' };
