@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PUBLIC = ['core', 'ops', 'cpu', 'piscina', 'webgpu', 'gpujs', 'kernelkit'];
 const NAMES = Object.fromEntries(PUBLIC.map((dir) => [dir, JSON.parse(readFileSync(path.join(ROOT, 'packages', dir, 'package.json'), 'utf8')).name]));
-// Measuring code lives in apps/: no tarball may ship a folder of it or one of the old study scripts.
+// Measuring code lives in apps/: no tarball may ship a folder of it, nor a study script by name wherever it sits.
 const MEASURING_DIRS = /(^|\/)(bench|studies)\//;
 const STUDY_SCRIPTS = /(^|\/)(ceilings|ceiling-probes|ceiling-worker|conv-layer-chunks|hw-check|ladder|programs|reliability|scaling|steady|threshold|sample-check)\.(js|ts|d\.ts)$/;
 // What the facade must not pull in: the GPU backends and their native packages.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Run on the GPU host after `. .gpu-host/on-host.sh`: the Fashion-MNIST app at the seeds' batch
-# sizes on every backend (and every WebGPU convLayer variant at 10 000), then the gpu.js bench
+# Run on the GPU host after `. .gpu-host/on-host.sh`: the Fashion-MNIST app at the course reports'
+# batch sizes on every backend (and every WebGPU convLayer variant at 10 000), then the gpu.js bench
 # in webgpu mode. Writes into $OUT.
 set -u
 fmo="$OUT/fm"; mkdir -p "$fmo"

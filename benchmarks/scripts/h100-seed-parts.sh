@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run on the GPU host after `. .gpu-host/on-host.sh`:  bash benchmarks/scripts/h100-seed-parts.sh PART
-# The seed workload of the bench app split so that each part fits one 10-minute call (CPU rows at
-# the seeds' sizes take minutes); join the parts with
+# The bench app's seed workload (the course reports' sizes) split so that each part fits one
+# 10-minute call (CPU rows at those sizes take minutes); join the parts with
 #   node apps/bench/dist/report.js merge --out benchmarks/results bench-*.json
 #   a: convLayer (+ the convLayer chunk-overlap bench)
 #   b: conv2d, stencil3d, scan, gridSearch (+ the streaming-scan bench)
@@ -11,8 +11,8 @@
 #   i: WebGPU steady-state kernel times (scan defaults, every convLayer candidate), grid search
 #      on cpu, gpu.js and Piscina, WebGPU scan rows
 #   j: WebGPU steady-state kernel times again (files), convLayer on cpu, gpu.js and WebGPU
-#   m: Fashion-MNIST runs that include WebGPU, again (the committed CPU, Piscina, gpu.js 10 000 runs kept)
-#   o, p: every WebGPU row again (after a host-side change), convLayer with its CPU rows
+#   m: re-measures only the Fashion-MNIST runs that include WebGPU (the committed CPU, Piscina, gpu.js 10 000 runs kept)
+#   o, p: re-measures every WebGPU row (after a WebGPU change), convLayer with its CPU rows
 set -u
 part=${1:?part a|b|f|g|i|j|m|o|p}
 bench() { # $1 = ops, $2 = seconds, then extra bench arguments; $name (default: the part) names the files
@@ -28,8 +28,8 @@ case $part in
      timeout 60 node apps/studies/dist/webgpu/scan-stream.js --total 400000000 --chunk 50000000 --dtype f32 --reps 3 --adapter hardware --out "$OUT/scan-stream.json" 2>&1 | tail -12; echo "scan-stream rc=$?" ;;
   o) bench conv2d,stencil3d,scan,gridSearch 560 --backend webgpu ;;
   p) bench convLayer 560 --backend cpu,webgpu ;;
-  m) # Fashion-MNIST again for the runs with WebGPU in them (after a convLayer kernel change): the
-     # committed cpu/piscina/gpujs 10 000-image runs are kept, the rest re-measured, the table rebuilt.
+  m) # Re-measures the Fashion-MNIST runs with WebGPU in them (for a changed WebGPU kernel): the
+     # committed cpu/piscina/gpujs 10 000-image runs are kept, the table rebuilt.
      fmo="$OUT/fm"; mkdir -p "$fmo"; fm=apps/fashion-mnist/dist/cli.js
      cp benchmarks/results/fashion-mnist-h100-2026-11-22/fm-10000-{cpu,gpujs,piscina}.json "$fmo/"
      for b in 100 1000; do timeout 120 node $fm --batch $b --compare --json > "$fmo/fm-$b-compare.json" 2>> "$fmo/fm.err"; echo "fm $b compare rc=$?"; done
