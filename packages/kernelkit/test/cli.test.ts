@@ -46,6 +46,9 @@ describe('argument errors exit with code 2 and name the option', () => {
     const r = run(['grid-search', '--grid', bad, '--backend', 'cpu']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${bad}:1`);
+    // A failure is one line with the cause; the stack only with KERNELKIT_DEBUG.
+    expect(r.stderr).toMatch(/^kernelkit: [^\n]+\n$/);
+    expect(run(['grid-search', '--grid', bad, '--backend', 'cpu'], { KERNELKIT_DEBUG: '1' }).stderr).toMatch(/\n {4}at /);
   });
 });
 
