@@ -17,7 +17,8 @@ export function createCpuBackend(): Backend {
   const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
   const s = wasmSupport();
   const simd = 'module' in s ? s : undefined;
-  const kernels = simd === undefined ? `JavaScript kernels only (${'unavailable' in s ? s.unavailable : ''})` : `WebAssembly ${simd.flavour === 'relaxed-simd' ? 'relaxed SIMD (fused multiply-add)' : 'SIMD'} kernels`;
+  const kernels =
+    'unavailable' in s ? `JavaScript kernels only (${s.unavailable})` : `WebAssembly ${s.flavour === 'relaxed-simd' ? 'relaxed SIMD (fused multiply-add)' : 'SIMD'} kernels`;
   return createBackend({
     name: 'cpu',
     info: {

@@ -71,7 +71,7 @@ function packWeights(dst: Float32Array, at: number, weights: Float32Array, chann
 /**
  * `convLayerPlanes` on the WebAssembly SIMD kernel (register tile 4 maps × 8 pixels of a row,
  * f32 sums, bias and ReLU fused). Whole images are copied in at once and their planes copied out
- * at once, in bands of at most `BAND_BYTES` of linear memory: one copy in, one copy out.
+ * at once, in bands of at most `bandBytes` of linear memory (one image at least): one copy in, one copy out.
  */
 export function convLayerPlanesSimd(
   w: WasmKernels,
@@ -83,6 +83,7 @@ export function convLayerPlanesSimd(
   d: ConvLayerDims,
   planeStart: number,
   planeEnd: number,
+  bandBytes = BAND_BYTES,
 ): void {
   const { channels: C, height: H, width: W, maps: M, k: K, outHeight: OH, outWidth: OW } = d;
   const image = C * H * W;
@@ -93,7 +94,7 @@ export function convLayerPlanesSimd(
   const slack = 8 + K;
   const perImage = image + M * planeLen;
   const fixed = packedLen + biasLen + slack;
-  const bandImages = Math.max(1, Math.floor((BAND_BYTES / 4 - fixed) / perImage));
+  const bandImages = Math.max(1, Math.floor((bandBytes / 4 - fixed) / perImage));
   const wOff = 0;
   const bOff = packedLen;
   const inOff = bOff + biasLen;

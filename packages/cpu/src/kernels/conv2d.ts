@@ -44,7 +44,7 @@ export function conv2dRows(
 
 /**
  * `conv2dRows` on the WebAssembly SIMD kernel. Per image, bands of output rows (at most
- * `BAND_BYTES` of linear memory each) are copied in with their halo rows and zero padding around
+ * `bandBytes` of linear memory each) are copied in with their halo rows and zero padding around
  * them, computed (register tile 4 rows × 8 pixels, f32 sums), and copied out: one copy in, one
  * copy out. The padding makes every filter tap valid, so the filter must be finite (0 · Inf
  * would be NaN where the definition skips the tap): callers check with `allFinite`.
@@ -59,12 +59,13 @@ export function conv2dRowsSimd(
   k: number,
   rowStart: number,
   rowEnd: number,
+  bandBytes = BAND_BYTES,
 ): void {
   const r = (k - 1) >> 1;
   // Columns: r zeros, the row, then zeros up to 8 + r past it (the last tile's taps).
   const stride = width + 2 * r + 8;
   const filterLen = (k * k + 3) & ~3;
-  const bandRows = Math.max(4, Math.floor((BAND_BYTES / 4 - filterLen) / (stride + width)) & ~3);
+  const bandRows = Math.max(4, Math.floor((bandBytes / 4 - filterLen) / (stride + width)) & ~3);
   for (let row = rowStart; row < rowEnd; ) {
     const b = (row / height) | 0;
     const y0 = row - b * height;

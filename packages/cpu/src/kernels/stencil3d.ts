@@ -50,7 +50,7 @@ const sameKind = (a: Grid, b: Grid): boolean => a instanceof Float32Array === b 
 /**
  * `stencilStep` on the WebAssembly SIMD kernel (f32x4 or f64x2 along x): planes
  * [zStart − 1, zEnd + 1) are copied in, planes [zStart, zEnd) computed and copied out, in bands
- * of at most `BAND_BYTES` of linear memory. One copy in (plus two halo planes per band) and one
+ * of at most `bandBytes` of linear memory (one plane at least). One copy in (plus two halo planes per band) and one
  * copy out per step; `stencilRunSimd` keeps the grid in linear memory across steps instead.
  */
 export function stencilStepSimd(
@@ -65,11 +65,12 @@ export function stencilStepSimd(
   boundary: StencilBoundary,
   zStart: number,
   zEnd: number,
+  bandBytes = BAND_BYTES,
 ): void {
   if (!sameKind(src, dst)) throw new TypeError('stencilStepSimd: src and dst must have one element type');
   const plane = nx * ny;
   const bytes = src.BYTES_PER_ELEMENT;
-  const bandPlanes = Math.max(1, Math.floor(BAND_BYTES / bytes / plane / 2) - 2);
+  const bandPlanes = Math.max(1, Math.floor(bandBytes / bytes / plane / 2) - 2);
   for (let z0 = zStart; z0 < zEnd; ) {
     const z1 = Math.min(zEnd, z0 + bandPlanes);
     const lo = Math.max(0, z0 - 1);

@@ -1,0 +1,185 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { AbortError } from '@kernelkit/core';
+import { validateConvLayer, validateStencil3d, verifyResult, type StencilBoundary } from '@kernelkit/ops';
+import {
+  BAND_BYTES,
+  conv2dRowsSimd,
+  convLayerPlanesSimd,
+  createCpuBackend,
+  stencilStepSimd,
+  wasmSupport,
+  withKernels,
+  type WasmSupport,
+} from '../src/index.js';
+
+function random(n: number, seed: number): Float32Array {
+  const a = new Float32Array(n);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    a[i] = x / 2 ** 31 - 1;
+  }
+  return a;
+}
+
+/** Splits [0, n) into ranges of pseudo-random lengths 1..max. */
+function pieces(n: number, max: number, seed: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let x = seed;
+  for (let a = 0; a < n; ) {
+    x = (x * 48271) % 2147483647;
+    const b = Math.min(n, a + 1 + (x % max));
+    out.push([a, b]);
+    a = b;
+  }
+  return out;
+}
+
+const s = wasmSupport();
+const simd: WasmSupport | undefined = 'module' in s ? s : undefined;
+// The smallest band each range kernel allows: bands of 4 rows, 1 image, 1 plane.
+const TINY_BANDS = 1;
+
+describe.runIf(simd !== undefined)('wasm-simd range kernels, in ragged ranges and tiny bands', () => {
+  it('conv2d: widths off the 8-pixel tile, K = 1, K larger than the image, bands crossing images', () => {
+    for (const [b, h, w, k] of [
+      [1, 1, 1, 1],
+      [3, 7, 5, 11],
+      [2, 13, 9, 3],
+      [1, 33, 31, 7],
+      [2, 6, 1, 5],
+      [4, 9, 12, 1],
+      [1, 5, 70, 9],
+    ] as const) {
+      const args = { input: random(b * h * w, h * 31 + w), filter: random(k * k, k), batch: b, height: h, width: w, k };
+      const out = new Float32Array(b * h * w).fill(Number.NaN);
+      withKernels(simd!, (m) => {
+        for (const [r0, r1] of pieces(b * h, 6, b + h + w)) conv2dRowsSimd(m, args.input, args.filter, out, h, w, k, r0, r1, TINY_BANDS);
+      });
+      expect(verifyResult('conv2d', args, out), `${b}×${h}×${w} k=${k}`).toBeUndefined();
+    }
+  });
+
+  it('convLayer: maps off the 4-map tile, ranges starting mid-image, bias and ReLU', () => {
+    for (const [b, c, h, w, m, k, extras] of [
+      [3, 2, 9, 11, 5, 3, { bias: true, relu: true }],
+      [2, 1, 7, 7, 1, 7, {}],
+      [4, 3, 10, 13, 6, 1, { bias: true }],
+      [2, 4, 12, 12, 16, 5, { relu: true }],
+    ] as const) {
+      const args = {
+        input: random(b * c * h * w, h + m),
+        weights: random(m * c * k * k, k + c),
+        batch: b,
+        channels: c,
+        height: h,
+        width: w,
+        maps: m,
+        k,
+        ...('bias' in extras ? { bias: random(m, 5) } : {}),
+        ...('relu' in extras ? { relu: true } : {}),
+      };
+      const p = validateConvLayer(args);
+      const out = new Float32Array(b * m * p.outHeight * p.outWidth).fill(Number.NaN);
+      withKernels(simd!, (kk) => {
+        for (const [q0, q1] of pieces(b * m, 7, b * m + k)) convLayerPlanesSimd(kk, p.input, p.weights, p.bias, p.relu, out, p, q0, q1, TINY_BANDS);
+      });
+      expect(verifyResult('convLayer', args, out), `${b}×${c}×${h}×${w}×${m}×${k}`).toBeUndefined();
+    }
+  });
+
+  it('stencil3d: one plane per band, f32 and f64, both boundaries', () => {
+    for (const [nx, ny, nz, steps, boundary, dtype] of [
+      [9, 7, 6, 3, 'zero', 'f32'],
+      [5, 6, 11, 2, 'copy', 'f64'],
+      [3, 3, 3, 1, 'copy', 'f32'],
+      [17, 4, 5, 2, 'zero', 'f64'],
+    ] as const) {
+      const n = nx * ny * nz;
+      const f32 = random(n, nx * ny + nz);
+      const input = dtype === 'f32' ? f32 : Float64Array.from(f32);
+      const args = { input, nx, ny, nz, steps, boundary: boundary as StencilBoundary };
+      const p = validateStencil3d(args);
+      let src: Float32Array | Float64Array = input;
+      withKernels(simd!, (kk) => {
+        for (let t = 0; t < steps; t++) {
+          const dst = dtype === 'f32' ? new Float32Array(n) : new Float64Array(n);
+          for (const [z0, z1] of pieces(nz, 3, t + nz)) stencilStepSimd(kk, src, dst, nx, ny, nz, p.c0, p.c1, p.boundary, z0, z1, TINY_BANDS);
+          src = dst;
+        }
+      });
+      expect(verifyResult('stencil3d', args, src), `${nx}×${ny}×${nz} ${dtype}`).toBeUndefined();
+    }
+  });
+});
+
+describe.runIf(simd !== undefined)('wasm-simd variants of the cpu backend', () => {
+  it('is the default for conv2d, convLayer and stencil3d, with direct after it', () => {
+    const b = createCpuBackend();
+    for (const op of ['conv2d', 'convLayer', 'stencil3d'] as const) expect(b.variants(op)).toEqual(['wasm-simd', 'direct']);
+    expect(b.info.description).toMatch(/WebAssembly .*SIMD/);
+    void b.dispose();
+  });
+
+  it('runs the JavaScript kernel, and says so, when the filter is not finite', async () => {
+    const b = createCpuBackend();
+    const args = { input: random(12 * 10, 3), filter: random(9, 4), height: 12, width: 10, k: 3 };
+    args.filter[4] = Number.POSITIVE_INFINITY;
+    const res = await b.conv2d(args);
+    expect(res.variant).toBe('wasm-simd');
+    expect(res.notes?.join(' ')).toMatch(/direct \(JavaScript\) kernel/);
+    expect(verifyResult('conv2d', args, res.data)).toBeUndefined();
+    await b.dispose();
+  });
+
+  it('bands a large image so that linear memory stays bounded, and reuses it across calls', async () => {
+    const b = createCpuBackend();
+    // One 3000² image: 72 MB of input and output, more than one band.
+    const n = 3000;
+    const args = { input: random(n * n, 9), filter: random(9, 2), height: n, width: n, k: 3 };
+    const first = await b.conv2d(args);
+    const bytes = withKernels(simd!, (m) => m.bytes);
+    expect(bytes).toBeLessThanOrEqual(BAND_BYTES + 65536);
+    const again = await b.conv2d(args);
+    expect(withKernels(simd!, (m) => m.bytes)).toBe(bytes);
+    expect(Buffer.from(again.data.buffer).equals(Buffer.from(first.data.buffer))).toBe(true);
+    await b.dispose();
+  });
+
+  it('checks the signal between bands: an abort stops a long call early', async () => {
+    const b = createCpuBackend();
+    const args = { input: random(48 * 512 * 512, 5), filter: random(121, 6), batch: 48, height: 512, width: 512, k: 11 };
+    const t0 = performance.now();
+    await b.conv2d(args);
+    const full = performance.now() - t0;
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error('stop')), 5);
+    const t1 = performance.now();
+    await expect(b.conv2d(args, { signal: ac.signal })).rejects.toBeInstanceOf(AbortError);
+    expect(performance.now() - t1).toBeLessThan(full / 3);
+    await b.dispose();
+  });
+});
+
+describe('without WebAssembly', () => {
+  it('offers only the JavaScript kernels and says why in info', () => {
+    // --jitless turns WebAssembly off; the built package is what a user without it would load.
+    const entry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    const script = `
+      const { createCpuBackend } = await import(${JSON.stringify(entry)});
+      const b = createCpuBackend();
+      const args = { input: new Float32Array(35).map((_, i) => i % 7), filter: new Float32Array(9).fill(0.5), height: 7, width: 5, k: 3 };
+      const res = await b.conv2d(args);
+      console.log(JSON.stringify({ variants: b.variants('conv2d'), layer: b.variants('convLayer'), stencil: b.variants('stencil3d'), description: b.info.description, variant: res.variant, centre: res.data[17] }));
+      await b.dispose();`;
+    const run = spawnSync(process.execPath, ['--jitless', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    const got = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(got).toMatchObject({ variants: ['direct'], layer: ['direct'], stencil: ['direct'], variant: 'direct' });
+    expect(got.description).toMatch(/JavaScript kernels only \(this runtime has no WebAssembly SIMD\)/);
+    // Row 3, column 2 of the 7×5 image: 0.5 × the sum of its 3×3 neighbourhood.
+    expect(got.centre).toBe(0.5 * (4 + 5 + 6 + 2 + 3 + 4 + 0 + 1 + 2));
+  });
+});
