@@ -35,7 +35,7 @@ function buildProgram(): Command {
     .option('--grid <file>', 'grid.txt (default: the CS610 file shipped in @kernelkit/ops)')
     .option('--disp <file>', 'disp.txt (default: the CS610 file shipped in @kernelkit/ops)')
     .option('--kk <number>', 'tolerance multiplier (e = kk·ey)', undefined)
-    .option('--out <file>', 'results file', 'results.txt')
+    .option('--out <file>', `results file ('${STDOUT}': stdout)`, 'results.txt')
     .option('--backend <name>', 'force a backend (webgpu|piscina|cpu|gpujs)')
     .option('--variant <name>', 'grid-search variant of that backend')
     .option('--adapter <kind>', `WebGPU adapter kind (${ADAPTER_KINDS.join('|')})`)

@@ -1,8 +1,8 @@
-import { access, writeFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { CS610_DISP_PATH, CS610_GRID_PATH, formatCs610Results, readCs610Problem, type BackendName, type Progress } from '@kernelkit/ops';
 import { createKernels } from '../kernels.js';
 import { ADAPTER_KINDS, BACKEND_NAMES, type AdapterKind } from '../names.js';
-import { STDOUT, UsageError, optionalTarget, parseChoice, parseIntOption, parseNumberOption, stderrIsTerminal, writeTarget } from '../cli-kit.js';
+import { STDOUT, UsageError, checkOutputPaths, optionalTarget, parseChoice, parseIntOption, parseNumberOption, stderrIsTerminal, writeTarget } from '../cli-kit.js';
 
 export interface GridSearchCliOptions {
   readonly grid?: string;
@@ -22,6 +22,15 @@ async function checkReadable(option: string, path: string): Promise<void> {
     await access(path);
   } catch {
     throw new UsageError(option, `cannot read ${path}`);
+  }
+}
+
+/** A write that fails after the checks (disk full, a file system that refuses it) still names the path. */
+async function writeOutput(option: string, target: string, text: string): Promise<void> {
+  try {
+    await writeTarget(target, text);
+  } catch (err) {
+    throw new Error(`${option}: cannot write ${target}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }
 
@@ -51,8 +60,15 @@ export async function gridSearchCommand(o: GridSearchCliOptions): Promise<void> 
   const adapter = o.adapter === undefined ? undefined : parseChoice<AdapterKind>('--adapter', o.adapter, ADAPTER_KINDS);
   const threads = o.threads === undefined ? undefined : parseIntOption('--threads', o.threads, 1, 1024);
   if (o.variant !== undefined && o.variant.trim() === '') throw new UsageError('--variant', 'must not be empty');
+  const jsonTarget = optionalTarget(o.json);
+  if (out === STDOUT && jsonTarget === STDOUT) throw new UsageError('--json', `the results go to stdout (--out ${STDOUT}); give the summary a file`);
   await checkReadable('--grid', grid);
   await checkReadable('--disp', disp);
+  // Before the search, which can take minutes: a bad output path should cost nothing.
+  await checkOutputPaths(
+    [{ option: '--out', path: out }, ...(jsonTarget === undefined ? [] : [{ option: '--json', path: jsonTarget }])],
+    [{ option: '--grid', path: grid }, { option: '--disp', path: disp }],
+  );
   const args = await readCs610Problem(grid, disp, kk);
 
   const kernels = await createKernels({
@@ -74,14 +90,15 @@ export async function gridSearchCommand(o: GridSearchCliOptions): Promise<void> 
     });
     const ms = performance.now() - t0;
     if (onProgress) process.stderr.write('\n');
-    await writeFile(out, formatCs610Results(r.data));
+    await writeOutput('--out', out, formatCs610Results(r.data));
     const summary = { count: r.data.count, ms, kernelMs: r.timing?.kernelMs, backend: r.backend, variant: r.variant, out, skipped: kernels.skipped, notes: r.notes ?? [] };
-    const jsonTarget = optionalTarget(o.json);
-    if (jsonTarget !== undefined) await writeTarget(jsonTarget, JSON.stringify(summary, null, 2) + '\n');
+    if (jsonTarget !== undefined) await writeOutput('--json', jsonTarget, JSON.stringify(summary, null, 2) + '\n');
     if (jsonTarget !== STDOUT) {
-      process.stdout.write(`${r.data.count} points in ${(ms / 1000).toFixed(3)} s on ${r.backend} (${r.variant}); results in ${out}\n`);
-      for (const note of r.notes ?? []) process.stdout.write(`  note: ${note}\n`);
-      for (const s of kernels.skipped) process.stdout.write(`  skipped ${s.backend}: ${s.reason}\n`);
+      // With the results on stdout, the summary goes to stderr so the two never mix.
+      const say = (line: string): boolean => (out === STDOUT ? process.stderr : process.stdout).write(line);
+      say(`${r.data.count} points in ${(ms / 1000).toFixed(3)} s on ${r.backend} (${r.variant}); results in ${out === STDOUT ? 'stdout' : out}\n`);
+      for (const note of r.notes ?? []) say(`  note: ${note}\n`);
+      for (const s of kernels.skipped) say(`  skipped ${s.backend}: ${s.reason}\n`);
     }
   } finally {
     await kernels.dispose();
