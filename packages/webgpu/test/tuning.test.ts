@@ -9,7 +9,7 @@ import { createWebGpuBackend } from '../src/index.js';
 import {
   autoNote,
   CONV2D_CANDIDATES,
-  conv2dConfigMisfit,
+  whyConv2dConfigCannotRun,
   conv2dLimits,
   conv2dOp,
   runConv2dConfig,
@@ -228,7 +228,7 @@ describe('conv2d shape classes, slices and candidate filtering', () => {
     expect(sweepSlice({ batch: 1, height: 3, width: 1 << 20 }, 1 << 16)).toEqual({ images: 1, height: 1 });
   });
 
-  it('has at most 16 candidates with unique names, coalesced and both named tiled rungs among them', () => {
+  it('has at most 16 candidates with unique names, coalesced and both named tiled variants among them', () => {
     expect(CONV2D_CANDIDATES.length).toBeLessThanOrEqual(16);
     expect(new Set(CONV2D_CANDIDATES.map((c) => c.name)).size).toBe(CONV2D_CANDIDATES.length);
     const configs = CONV2D_CANDIDATES.map((c) => JSON.stringify(c.config));
@@ -250,7 +250,7 @@ describe('conv2d shape classes, slices and candidate filtering', () => {
     // WebGPU's default limits: 16 KiB of workgroup memory, 256 invocations.
     const base: Conv2dLimits = { workgroupStorage: 16384, invocations: 256, sizeX: 256, sizeY: 256, uniformBytes: 65536, workgroupsPerDimension: 65535 };
     const fit = (k: number, limits = base, size?: { width: number; height: number }) =>
-      CONV2D_CANDIDATES.filter((c) => conv2dConfigMisfit(c.config, k, limits, size) === undefined).map((c) => c.name);
+      CONV2D_CANDIDATES.filter((c) => whyConv2dConfigCannotRun(c.config, k, limits, size) === undefined).map((c) => c.name);
     // The three 32×16 tiles need 512 invocations.
     expect(fit(3).filter((n) => n.startsWith('32x16/'))).toEqual([]);
     expect(fit(3)).toHaveLength(13);
@@ -264,7 +264,7 @@ describe('conv2d shape classes, slices and candidate filtering', () => {
     }
     expect(fit(129)).toEqual(['coalesced']); // the k² filter no longer fits a 64 KiB uniform
     expect(fit(3, base, { width: 32 * 65536, height: 1 })).not.toContain('coalesced');
-    expect(conv2dConfigMisfit({ kernel: 'tiled', tile: [32, 8], perThread: [4, 1] }, 41, base)).toMatch(/workgroup memory/);
+    expect(whyConv2dConfigCannotRun({ kernel: 'tiled', tile: [32, 8], perThread: [4, 1] }, 41, base)).toMatch(/workgroup memory/);
   });
 });
 
@@ -287,7 +287,7 @@ describe('every candidate config on the software adapter', () => {
   for (const k of [1, 3, 5, 11, 19]) {
     it(`k=${k}: every fitting candidate matches the reference on ${SHAPES.map((s) => s.join('×')).join(' and ')}`, async () => {
       const limits = conv2dLimits(gpu);
-      const fitting = CONV2D_CANDIDATES.filter((c) => conv2dConfigMisfit(c.config, k, limits) === undefined);
+      const fitting = CONV2D_CANDIDATES.filter((c) => whyConv2dConfigCannotRun(c.config, k, limits) === undefined);
       // llvmpipe has 32 KiB of workgroup memory and 1024 invocations: every candidate fits.
       expect(fitting).toHaveLength(CONV2D_CANDIDATES.length);
       for (const [b, h, w] of SHAPES) {

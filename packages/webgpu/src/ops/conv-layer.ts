@@ -17,7 +17,7 @@ type Shape = Omit<ConvLayerProblem, 'input'>;
 export type ConvLayerConfig =
   | { readonly kernel: 'direct' }
   | { readonly kernel: 'tiled' }
-  // pixelsPerThread absent = 1 (the form tuning files written before it existed hold; planOf passes it on).
+  // pixelsPerThread absent = 1 (tuning cache files may lack it; planOf passes it on).
   | { readonly kernel: 'gemm'; readonly mapsPerThread: 4 | 8 | 16; readonly pixelsPerThread?: GemmPixels };
 
 interface Plan {
@@ -32,7 +32,7 @@ interface Plan {
 const directPlan = (p: Shape): Plan => ({ program: convLayerDirect(p.k), uniformWeights: false, workgroups: (q, n) => [Math.ceil((q.outHeight * q.outWidth) / 256), q.maps, n] });
 
 /** Why the tiled kernel cannot run this layer, or undefined when it can. */
-function tiledMisfit(gpu: GpuDevice, p: Shape): string | undefined {
+function whyTiledCannotRun(gpu: GpuDevice, p: Shape): string | undefined {
   // Weights must fit a 64 KiB uniform and the (16+K−1)² tile the workgroup memory.
   if (Math.ceil(p.weights.length / 4) > 4096) return 'weights too large for the uniform of the tiled kernel';
   if ((15 + p.k) ** 2 * 4 > gpu.limits.workgroupStorage) return 'tile too large for workgroup memory';
@@ -40,8 +40,8 @@ function tiledMisfit(gpu: GpuDevice, p: Shape): string | undefined {
 }
 
 function tiledPlan(gpu: GpuDevice, p: Shape): Plan {
-  const misfit = tiledMisfit(gpu, p);
-  if (misfit !== undefined) return { ...directPlan(p), note: `${misfit}; ran direct` };
+  const reason = whyTiledCannotRun(gpu, p);
+  if (reason !== undefined) return { ...directPlan(p), note: `${reason}; ran direct` };
   // Round the uniform array length up to a power of two so a handful of pipelines serve all layers.
   const len = 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(p.weights.length / 4))));
   return {
@@ -57,8 +57,8 @@ const defaultMapsPerThread = (maps: number): 4 | 8 | 16 => (maps <= 4 ? 4 : maps
 
 /**
  * The `gemm` variant's pixels-per-thread tile: about 32 accumulators (MT·PX) per thread, at most 4
- * pixels. Steady state on the H100 at B=10 000 (webgpu-steady-h100-*): L1 (MT 4) 3.39 → 1.54 →
- * 1.32 ms for 1, 2, 4 pixels; L2 (MT 16) 3.73 → 2.25 → 2.57 ms.
+ * pixels; the best in the H100 steady-state runs at B=10 000 for both layers
+ * (benchmarks/results/webgpu-steady-h100-2026-11-22.md).
  */
 const defaultPixelsPerThread = (mt: 4 | 8 | 16): GemmPixels => (mt >= 16 ? 2 : 4);
 
@@ -85,7 +85,7 @@ const planOf = (gpu: GpuDevice, p: Shape, c: ConvLayerConfig): Plan => (c.kernel
 export const describeConvLayerConfig = (c: ConvLayerConfig): string =>
   c.kernel !== 'gemm' ? c.kernel : (c.pixelsPerThread ?? 1) === 1 ? `gemm, ${c.mapsPerThread} maps per thread` : `gemm, ${c.mapsPerThread} maps × ${c.pixelsPerThread} pixels per thread`;
 
-/** How chunked batches run (the lead wires these to backend options). */
+/** How chunked batches run. */
 export interface ConvLayerChunking {
   /**
    * Largest chunk in images. Default: about DEFAULT_CHUNK_BYTES of input or output per chunk
@@ -100,10 +100,10 @@ export interface ConvLayerChunking {
 }
 
 /**
- * Default chunk size in bytes of one image's input or output, whichever is larger. On the H100
- * host, B=10 000 end to end: L1 one pass 2306 ms, chunks of 1000 images (~30 MB) overlapped
- * 1082 ms, of 2500 (~74 MB) 1238 ms; L2 1676 / 800 / 947 ms
- * (benchmarks/results/webgpu-conv-layer-chunks-h100-*). Batches under this size run in one pass.
+ * Default chunk size in bytes of one image's input or output, whichever is larger: on the H100
+ * host, overlapped chunks of about this size beat one pass and bigger chunks end to end at
+ * B=10 000 (benchmarks/results/webgpu-conv-layer-chunks-h100-2026-11-22.json). Batches under
+ * this size run in one pass.
  */
 export const DEFAULT_CHUNK_BYTES = 32 * 2 ** 20;
 
@@ -356,7 +356,7 @@ function sourceOf(gpu: GpuDevice, input: Float32Array | DeviceArray<Float32Array
 
 /**
  * `auto` times each candidate on the first images of the batch, up to this many flops: enough
- * to fill a big GPU (H100: ~0.1 ms a run), little enough that 15 runs cost milliseconds; far
+ * to fill a big GPU, little enough that 15 runs cost milliseconds; far
  * less on software adapters, whose runs take CPU time from the caller.
  */
 export const SWEEP_FLOPS = { hardware: 2 ** 31, software: 2 ** 23 } as const;
@@ -367,7 +367,7 @@ export const SWEEP_MIN_FLOPS = 2 ** 22;
 /** The candidates for a layer: direct, tiled where it fits, gemm with each maps-per-thread tile up to the one covering the maps, each with 1, 2 and 4 pixels per thread. */
 export function convLayerCandidates(gpu: GpuDevice, p: Shape): TuneCandidate<ConvLayerConfig>[] {
   const out: TuneCandidate<ConvLayerConfig>[] = [{ name: 'direct', config: { kernel: 'direct' } }];
-  if (tiledMisfit(gpu, p) === undefined) out.push({ name: 'tiled', config: { kernel: 'tiled' } });
+  if (whyTiledCannotRun(gpu, p) === undefined) out.push({ name: 'tiled', config: { kernel: 'tiled' } });
   for (const mt of [4, 8, 16] as const) {
     if (mt > defaultMapsPerThread(p.maps)) continue;
     out.push({ name: `gemm-mt${mt}`, config: { kernel: 'gemm', mapsPerThread: mt } });

@@ -49,7 +49,7 @@ export function conv2dLimits(gpu: GpuDevice): Conv2dLimits {
  * Why `config` cannot run K×K on this adapter (and, given a problem, on its size), or undefined
  * when it can. Checked before anything is compiled, so a sweep never meets a pipeline error.
  */
-export function conv2dConfigMisfit(config: Conv2dConfig, k: number, limits: Conv2dLimits, size?: Pick<Conv2dProblem, 'width' | 'height'>): string | undefined {
+export function whyConv2dConfigCannotRun(config: Conv2dConfig, k: number, limits: Conv2dLimits, size?: Pick<Conv2dProblem, 'width' | 'height'>): string | undefined {
   const [tw, th] = config.kernel === 'coalesced' ? [32, 8] : config.tile;
   const [bw, bh] = config.kernel === 'coalesced' ? [32, 8] : conv2dBlock(config);
   if (tw * th > limits.invocations || tw > limits.sizeX || th > limits.sizeY) return `${tw}×${th} invocations exceed the workgroup limits`;
@@ -74,19 +74,19 @@ const tiled = (tw: number, th: number, cx: number, cy: number): TuneCandidate<Co
  * The `auto` sweep: 16 configs × 3 runs, each a shape test/tuning.test.ts checks against the
  * reference on every CI build, so whatever wins is correct. Chosen from an H100 exploration of
  * 63 tiled configs (7 workgroup shapes × 9 output blocks) on 9 workloads (K 1–11, 128² × 64 to
- * 8192²): with these 15 tiled configs the best of the set was within 0.7% of the best of all 63
- * on every workload. What won there: 2–8 outputs per thread, either a column (1×4, 1×8: the
+ * 8192²): the best of these 15 came close to the best of all 63 on every workload. The winners
+ * had 2–8 outputs per thread, either a column (1×4, 1×8: the
  * threads of a warp read consecutive words, and each read serves up to 4–8 output rows) or a
  * block (2×2, 2×4: the fewest workgroup-memory reads per output); 1×1 and the row-only 4×1
  * never won. Kept besides: coalesced (no workgroup memory; it wins where that memory is
- * emulated, as on llvmpipe) and the `tiled` and `coarsened` rungs, so every sweep measures the
- * rungs `auto` replaces. 32×16 needs 512 invocations: on adapters with WebGPU's default of 256
+ * emulated, as on llvmpipe) and the `tiled` and `coarsened` variants, so every sweep measures
+ * the named variants `auto` replaces. 32×16 needs 512 invocations: on adapters with WebGPU's default of 256
  * those three drop out up front.
  */
 export const CONV2D_CANDIDATES: readonly TuneCandidate<Conv2dConfig>[] = [
   { name: 'coalesced', config: { kernel: 'coalesced' } },
-  tiled(32, 8, 1, 1), // the `tiled` rung
-  tiled(32, 8, 4, 1), // the `coarsened` rung
+  tiled(32, 8, 1, 1), // the `tiled` variant
+  tiled(32, 8, 4, 1), // the `coarsened` variant
   tiled(32, 8, 1, 4),
   tiled(32, 8, 2, 2),
   tiled(32, 8, 2, 4),
@@ -106,10 +106,10 @@ export function describeConv2dConfig(c: Conv2dConfig): string {
   return c.kernel === 'coalesced' ? 'coalesced (no tile)' : `tile ${c.tile[0]}×${c.tile[1]}, ${c.perThread[0]}×${c.perThread[1]} per thread`;
 }
 
-/** Named tiled rungs keep their shape; where it cannot run (huge K) they fall back to coalesced and say so. */
+/** The named tiled variants keep their shape; where it cannot run (huge K) they fall back to coalesced and say so. */
 function namedTiledPlan(gpu: GpuDevice, k: number, c: Conv2dTileConfig): Plan {
-  const misfit = conv2dConfigMisfit({ kernel: 'tiled', ...c }, k, conv2dLimits(gpu));
-  if (misfit !== undefined) return { ...coalescedPlan(k), note: `k=${k}: ${misfit}; ran the coalesced kernel` };
+  const reason = whyConv2dConfigCannotRun({ kernel: 'tiled', ...c }, k, conv2dLimits(gpu));
+  if (reason !== undefined) return { ...coalescedPlan(k), note: `k=${k}: ${reason}; ran the coalesced kernel` };
   return tiledPlan(k, c);
 }
 
@@ -150,9 +150,8 @@ export async function runConv2dConfig(gpu: GpuDevice, p: Conv2dProblem, config: 
 /**
  * Sweeps time each candidate on the real problem, or on a slice of it when it is larger than
  * this many pixels: enough work to fill a big GPU many waves over, little enough that 48 runs
- * cost milliseconds (H100: 0.01–0.16 ms per run; whole sweeps, compiling 16 pipelines included,
- * 0.11–0.37 s). Picking on the slice instead of the whole problem cost 2% on average there
- * (worst 11%, 8192² K=5, timed on 2048 of its rows). Software adapters get a much smaller slice
+ * cost milliseconds on one; on the H100, picking on the slice instead of the whole problem
+ * rarely chose a config much slower on the whole. Software adapters get a much smaller slice
  * because each run costs CPU time on the caller's cores.
  */
 export const SWEEP_PIXELS = { hardware: 1 << 24, software: 1 << 16 } as const;
@@ -256,7 +255,7 @@ export function autoNote(choice: TuneChoice<Conv2dConfig>, key: string, swept: n
 /** `auto`: the fastest fitting candidate for this adapter and shape class, swept once and cached. */
 async function runAuto(gpu: GpuDevice, tuning: TunerOptions | undefined, p: Conv2dProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
   const limits = conv2dLimits(gpu);
-  const fitting = CONV2D_CANDIDATES.filter((c) => conv2dConfigMisfit(c.config, p.k, limits, p) === undefined);
+  const fitting = CONV2D_CANDIDATES.filter((c) => whyConv2dConfigCannotRun(c.config, p.k, limits, p) === undefined);
   if (fitting.length === 0) {
     const out = await runConv2d(gpu, p, ctx, coalescedPlan(p.k));
     return { ...out, notes: [`auto: no tuning candidate fits this adapter for k=${p.k}, ${p.width}×${p.height}; ran the coalesced kernel`] };
@@ -268,7 +267,7 @@ async function runAuto(gpu: GpuDevice, tuning: TunerOptions | undefined, p: Conv
     return { ...out, notes: [`auto: ${describeConv2dConfig(only)} (the only candidate within this adapter's limits for k=${p.k})`] };
   }
   if (conv2dPixels(p) < SWEEP_MIN_PIXELS) {
-    // The old heuristic: a 1×1 filter has no reuse for a tile to exploit; otherwise the coarsened tile.
+    // Without a sweep: a 1×1 filter has no reuse for a tile to exploit; otherwise the coarsened tile.
     const config: Conv2dConfig = p.k === 1 ? { kernel: 'coalesced' } : { kernel: 'tiled', ...COARSENED_CONFIG };
     const pick = fitting.find((c) => sameConfig(c.config, config))?.config ?? fitting[0]!.config;
     const out = await runConv2d(gpu, p, ctx, planOf(p.k, pick));

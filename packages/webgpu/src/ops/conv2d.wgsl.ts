@@ -1,7 +1,7 @@
 import type { Program } from '../runtime/program.js';
 
 /**
- * conv2d WGSL, one builder per rung. K is baked in (loops unroll, the filter fits a uniform);
+ * conv2d WGSL, one builder per variant. K is baked in (loops unroll, the filter fits a uniform);
  * width/height/batch come from a uniform so one pipeline serves every image size.
  */
 const HEADER = (filterDecl: string) => `
@@ -17,8 +17,8 @@ const UNIFORM_FILTER = (k: number) =>
   `@group(0) @binding(1) var<uniform> filt: array<vec4<f32>, ${Math.ceil((k * k) / 4)}>;\nfn fv(i: i32) -> f32 { return filt[i / 4][i % 4]; }`;
 
 /**
- * The two untiled rungs share one body and differ only in how invocations map to pixels,
- * which is the whole lesson of the seeds' first step: coalescing.
+ * The two untiled variants share one body and differ only in how invocations map to pixels:
+ * coalescing, the first optimisation step of the course reports.
  */
 function conv2dDirect(name: string, k: number, workgroup: readonly [number, number], mapping: string): Program {
   const wgsl = `${HEADER(STORAGE_FILTER)}
@@ -43,7 +43,7 @@ const K: i32 = ${k}; const R: i32 = ${(k - 1) / 2};
   return { name, cacheKey: `${name}-k${k}`, workgroupSize: [workgroup[0], workgroup[1], 1], wgsl };
 }
 
-/** The seed's baseline: thread index → row, so neighbouring threads read different rows. */
+/** The course reports' baseline: thread index → row, so neighbouring threads read different rows. */
 export function conv2dNaive(k: number): Program {
   return conv2dDirect('conv2d-naive', k, [64, 1], 'let y = i32(g.x); let x = i32(g.y);');
 }
@@ -56,7 +56,7 @@ export function conv2dCoalesced(k: number): Program {
 /**
  * The shape of one tiled kernel: a `tile[0]`×`tile[1]` workgroup (x fastest) where each invocation
  * computes a `perThread[0]`×`perThread[1]` block of adjacent outputs (columns × rows). The named
- * rungs are two points of this space (TILED_CONFIG, COARSENED_CONFIG); `auto` sweeps a few more.
+ * variants are two points of this space (TILED_CONFIG, COARSENED_CONFIG); `auto` sweeps a few more.
  * Plain JSON on purpose: the tuning cache file stores it.
  */
 export interface Conv2dTileConfig {
@@ -75,8 +75,8 @@ export const conv2dBlock = (c: Conv2dTileConfig): [number, number] => [c.tile[0]
  * i feeds output row o through filter row i − o, where 0 ≤ i − o < K. Emitting one block per o
  * with literal indices (and a guard only where i can leave that range) keeps every loop bound a
  * constant, so the driver unrolls everything and `acc` stays in registers. A WGSL loop over o
- * with bounds max(0, i − K + 1)…min(CY − 1, i) made the H100 run every tiled config 4–6×
- * slower (acc spilled to local memory); CY = 1 emits exactly the pre-generalisation loop nest.
+ * with bounds max(0, i − K + 1)…min(CY − 1, i) spills acc to local memory (every tiled config
+ * ran several times slower on the H100); CY = 1 emits the plain single-row loop nest.
  */
 function outputRows(cx: number, cy: number): string {
   const blocks: string[] = [];
@@ -88,8 +88,8 @@ function outputRows(cx: number, cy: number): string {
       `  for (var c = 0; c < CX; c++) { acc[${o === 0 ? 'c' : `${o * cx} + c`}] += win[j + c] * f; }`,
       '}',
     ];
-    const lines = guard === '' ? body : [`if (${guard}) {`, ...body.map((l) => `  ${l}`), '}'];
-    blocks.push(lines.map((l) => `    ${l}`).join('\n'));
+    const lines = guard === '' ? body : [`if (${guard}) {`, ...body.map((line) => `  ${line}`), '}'];
+    blocks.push(lines.map((line) => `    ${line}`).join('\n'));
   }
   return blocks.join('\n');
 }
@@ -100,7 +100,7 @@ function outputRows(cx: number, cy: number): string {
  * walks the K + CY − 1 input rows its block touches, keeps the K + CX − 1 inputs of each in
  * registers, and feeds every output row that input row reaches (filter row i − o). So one
  * workgroup-memory read serves up to K·CX·CY multiply-adds. CX = CY = 1 is the plain `tiled`
- * rung; CX = 4, CY = 1 the `coarsened` one (same arithmetic order as before the generalisation).
+ * variant; CX = 4, CY = 1 the `coarsened` one (both keep the single-row kernels' arithmetic order).
  */
 export function conv2dTiled(k: number, config: Conv2dTileConfig): Program {
   const [tw, th] = config.tile;

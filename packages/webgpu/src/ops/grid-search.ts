@@ -22,7 +22,7 @@ function f32Up(v: number): number {
  * to f32 (relative error u = 2⁻²⁴ each), D products and D−1 additions in any order (FMA or
  * not) and one subtraction: the standard bound gives
  *   |r̂ − r| ≤ γ_{D+3}·(S_i + |d_i|),  S_i = Σ_j |c_ij|·max_r |x_j|,  γ_n = n·u/(1 − n·u),
- * where r is the exact residual; the seed's f64 evaluation differs from r by γ⁽⁶⁴⁾_{D+1}·(…),
+ * where r is the exact residual; the CS610 reference's f64 evaluation differs from r by γ⁽⁶⁴⁾_{D+1}·(…),
  * 2²⁹ times smaller. δ_i = 2·(D+4)·u·(S_i + |d_i|) covers both with room (the factor 2 absorbs
  * the 1/(1 − n·u) and the f64 term), plus an absolute D·2⁻¹²⁰ for flushed subnormals. So
  * |r̂| ≤ e_i + δ_i whenever |r| ≤ e_i: every point that passes in f64 passes the f32 screen
@@ -182,8 +182,8 @@ async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<Grid
 
 export function gridSearchOp(gpu: GpuDevice): OpImplementation<'gridSearch'> {
   return {
-    // On the H100 the full CS610 search takes 34 ms end to end pruned, 189 ms optimized; at 8
-    // steps per axis (1.07e9 points) pruned is slower, 17.5 vs 13.8 ms: the big searches decide.
+    // Pruned wins the full CS610 search by far and loses only on smaller grids that take
+    // milliseconds either way (benchmarks/results/bench-seed-h100-2026-11-22.md).
     defaultVariant: 'pruned',
     variants: {
       naive: (p, ctx) => runGrid(gpu, p, ctx, 'naive'),

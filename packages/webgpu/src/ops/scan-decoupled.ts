@@ -8,14 +8,13 @@ export { decoupledVecScan, tileElements } from './scan-decoupled.wgsl.js';
 
 /**
  * The two forms the backend offers, each the fastest of its kind in a steady-state sweep on the
- * H100 (400M f32 resident, benchmarks/results/webgpu-steady-h100-*; copy ceiling 2713 GB/s):
+ * H100 (400M f32 resident; benchmarks/results/webgpu-steady-h100-2026-11-22.md and
+ * webgpu-steady-sweep-h100-2026-11-22.log):
  * - 'wg' (variant decoupled): in-subgroup scans in workgroup memory over software subgroups of
- *   32 (what Dawn reports on NVIDIA), 256 invocations × 4 vec4 (tile 4096), tiles by ticket:
- *   2028–2038 GB/s. 2 or 8 vec4, 128 invocations and workgroup-id tiles were 2–16 % slower.
+ *   32 (what Dawn reports on NVIDIA), 256 invocations × 4 vec4 (tile 4096), tiles by ticket.
  * - 'subgroups' (variant decoupled-subgroups): WGSL subgroup builtins, 512 invocations × 4 vec4
- *   (tile 8192), tiles by workgroup id: 2120 GB/s. With 256 invocations and tickets (the earlier
- *   default) 1788. Without the 'subgroups' feature, the 'wg' form.
- * Window 32: one look-back step sees 32 predecessors (8 measured the same). Spin 1024 steps (each
+ *   (tile 8192), tiles by workgroup id. Without the 'subgroups' feature, the 'wg' form.
+ * Window 32: one look-back step sees 32 predecessors (a window of 8 did no better). Spin 1024 steps (each
  * a few L2 round trips) before the fallback: far longer than a running predecessor needs, so the
  * fallback only runs for one that is not making progress.
  */

@@ -27,7 +27,7 @@ export interface DecoupledConfig {
    * How a workgroup gets its tile; default true. true: an atomic ticket, in the order workgroups
    * start, so a tile only waits on tiles that already run. false: the workgroup id (no atomic
    * round trip before the loads; a tile may wait on one not yet scheduled, which the fallback covers).
-   * On the H100 (400M f32) false was 5% faster in the native form and no faster in the software one.
+   * On the H100 false is faster in the native form and no faster in the software one (webgpu-steady-sweep-h100-*.log).
    */
   readonly ticket?: boolean;
   /**
@@ -109,8 +109,8 @@ export function decoupledVecScan(t: WgslScalar, cfg: DecoupledConfig): Program {
   for (var d = 1u; d < ${ES}u; d = d << 1u) {
     workgroupBarrier();
     // One scalar per row with an explicit initialiser: a \`var a: array<…>\` declared without one in
-    // this loop kept the previous iteration's values on Dawn/Vulkan (H100), and reading through a
-    // select()ed index gave wrong sums on llvmpipe. This form is right on both.
+    // this loop keeps the previous iteration's values on Dawn/Vulkan (H100), and reading through a
+    // select()ed index gives wrong sums on llvmpipe. This form is right on both.
     ${rows(V, (r) => `var n${r} = ${t}();`)}
     if (rank >= d) {
       ${rows(V, (r) => `n${r} = emu[${r}u * WG + li - d];`)}

@@ -26,7 +26,7 @@ const zeros = (gpu: GpuDevice, temps: GPUBuffer[]): GPUBuffer => {
   return b;
 };
 
-/** The seed's scheme: Blelloch per 512-element block, block sums scanned recursively, offsets added back. */
+/** The course reports' scheme: Blelloch per 512-element block, block sums scanned recursively, offsets added back. */
 const blellochPlan: Planner = (gpu, t, n, src, dst, init, inclusive, temps) => {
   const blocks = Math.ceil(n / BLELLOCH_BLOCK);
   const sums = temp(gpu, temps, blocks * 4);
@@ -141,7 +141,7 @@ export function scanOp(gpu: GpuDevice, chunkLimit?: number): OpImplementation<'s
       return notes === undefined ? out : { ...out, notes };
     };
   return {
-    // The faster form where the device has subgroups (H100, steady state: 2120 vs 2038 GB/s).
+    // The faster form where the device has subgroups (the steady-state sweep in scan-decoupled.ts).
     defaultVariant: gpu.subgroups ? 'decoupled-subgroups' : 'decoupled',
     check(p) {
       if (p.dtype === 'f64') throw new UnsupportedError('WebGPU has no f64; pass a Float32Array, Int32Array or Uint32Array', 'input');

@@ -7,11 +7,10 @@ import type { AdapterInfo } from '@kernelkit/ops';
 
 /**
  * Dawn flags for create() on the default (hardware) backend; toggles apply to every device it
- * makes. Measured on the H100 (2026-11-22): robustness (Tint clamping every index) made the
- * optimized grid search 17× slower (2571 → 147 ms: its per-constraint arrays are indexed in a
- * loop) and the shared-memory kernels ~10% slower. Every kernel bounds-checks explicitly (spare
- * workgroups of folded grids included), so it is off. Timestamp quantization (65.5 µs steps)
- * made sub-ms kernels unmeasurable. Pass `dawnFlags: []` to get Dawn's defaults back.
+ * makes. Robustness (Tint clamping every index) slows kernels that index arrays in loops, the
+ * optimized grid search most (apps/studies ceilings.js --flags compares flag sets); every kernel
+ * bounds-checks explicitly (spare workgroups of folded grids included), so it is off. Timestamp
+ * quantization makes sub-ms kernels unmeasurable. Pass `dawnFlags: []` to get Dawn's defaults back.
  * The OpenGL ES (llvmpipe) path keeps Dawn's defaults unless flags are given.
  */
 export const HARDWARE_DAWN_FLAGS: readonly string[] = ['enable-dawn-features=disable_robustness', 'disable-dawn-features=timestamp_quantization'];

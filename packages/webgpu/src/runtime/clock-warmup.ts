@@ -1,10 +1,9 @@
 import { BUF } from './usage.js';
 
 /**
- * GPU clock warm-up for timed runs. Measured on the H100 host (nvidia-smi, 2026-11-22): while an
- * op spends hundreds of ms on the CPU (writeBuffer of its input) the GPU idles and drops to its
- * 345 MHz idle SM clock; the op's kernel, a few ms long, then ran entirely at idle clock, 5.7×
- * below the 1980 MHz it reaches under load, so every timed kernel looked 5–10× slow. Timed
+ * GPU clock warm-up for timed runs. While an op works on the CPU (writeBuffer of its input) the
+ * GPU idles down to its idle clock, and a kernel a few ms long then runs entirely at that clock
+ * (seen with nvidia-smi on the H100 host; apps/studies ceilings.js --ramp measures it). Timed
  * executes therefore run an FMA spin (its own untimed pass, same command buffer, right before
  * the timed pass) long enough for the clocks to ramp; kernel ms then measures the kernel at the
  * clocks a busy GPU runs at. Total ms still includes the warm-up: it is the honest end-to-end.
