@@ -65,6 +65,9 @@ export function describeAdapter(adapter: GPUAdapter): AdapterInfo {
   };
 }
 
+// create() and requestAdapter() may print Dawn warnings ("Couldn't load Vulkan…", "…artificially
+// reduced…") from native code straight to fd 2: no JS hook sees them. The kernelkit CLIs filter
+// them (kernelkit/cli-kit); a library caller's stderr gets them as Dawn writes them.
 async function tryOpen(backend: 'default' | 'opengles', flags: readonly string[]): Promise<OpenedAdapter | string> {
   try {
     const gpu = create(backend === 'default' ? [...flags] : ['backend=opengles', ...flags]);
