@@ -176,13 +176,14 @@ describe('abort', () => {
 
   it("leaves the caller's ordinary `out` untouched when a call fails midway (written only on success)", async () => {
     await using backend = await createPiscinaBackend({ threads: 2 });
-    // ~500 M multiply-adds: over a second on 2 idle threads (a 250 M case finished before an
-    // abort at 800 ms on an idle CI-class machine), so the abort at ~300 ms lands mid-call.
+    // ~500 M multiply-adds on the JavaScript kernel: over a second on 2 idle threads (a 250 M
+    // case finished before an abort at 800 ms on an idle CI-class machine), so the abort at
+    // ~300 ms lands mid-call (wasm-simd would finish this in well under 300 ms).
     const args = conv2dCase([16, 512, 512, 11], 5);
     const out = new Float32Array(args.input.length).fill(7);
     const ac = new AbortController();
     let bands = 0;
-    const run = backend.conv2d(args, { out, signal: ac.signal });
+    const run = backend.conv2d(args, { out, signal: ac.signal, variant: 'rows' });
     // Abort once some bands are surely done (they used to be copied into `out` right away).
     const t = setInterval(() => {
       if (++bands === 3) ac.abort();
