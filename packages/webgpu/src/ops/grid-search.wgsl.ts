@@ -120,7 +120,7 @@ export function gridPruned(s: GridShape, r: number): Program {
   const mm = Math.max(1, s.m);
   const p0 = s.d - r; // first walked axis
   const midN = s.counts.slice(s.outer, p0).reduce((a, b) => a * b, 1);
-  const restW = s.counts.slice(p0).map((_, l) => s.counts.slice(p0 + l + 1).reduce((a, b) => a * b, 1));
+  const restW = s.counts.slice(p0).map((_, level) => s.counts.slice(p0 + level + 1).reduce((a, b) => a * b, 1));
   const restN = s.counts.slice(p0).reduce((a, b) => a * b, 1);
   const wgsl = `${COMMON(s, 3)}
 struct U { coef: array<vec4<f32>, ${m4}>, tgt: array<vec4<f32>, ${Math.ceil(mm / 4)}>, thr: array<vec4<f32>, ${Math.ceil(mm / 4)}> }
@@ -131,9 +131,9 @@ fn tg(i: u32) -> f32 { return u.tgt[i / 4u][i % 4u]; }
 fn th(i: u32) -> f32 { return u.thr[i / 4u][i % 4u]; }
 const R: u32 = ${r}u; const P0: u32 = ${p0}u;
 const RESTW = ${arr(restW)};
-// Some point below level l (axes < P0 + l fixed, partial sums v) may meet every constraint.
-fn open(l: u32, i0: u32, v: f32) -> bool {
-  let b = bnd[l * M + i0];
+// Some point below this level (axes < P0 + level fixed, partial sums v) may meet every constraint.
+fn open(level: u32, i0: u32, v: f32) -> bool {
+  let b = bnd[level * M + i0];
   return !(v + b.y - tg(i0) < -th(i0) || v + b.x - tg(i0) > th(i0));
 }
 @compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
@@ -146,7 +146,7 @@ fn open(l: u32, i0: u32, v: f32) -> bool {
   for (var j = i32(OUTER) - 1; j >= 0; j--) { x[j] = axes[OFF[j] + q % CNT[j]]; q = q / CNT[j]; }
   q = mid;
   for (var j = i32(P0) - 1; j >= i32(OUTER); j--) { x[j] = axes[OFF[j] + q % CNT[j]]; q = q / CNT[j]; }
-  // part[l·M + i]: constraint i summed over the axes fixed at level l.
+  // part[level·M + i]: constraint i summed over the axes fixed at this level.
   var part: array<f32, ${mm * (r + 1)}>;
   for (var i = 0u; i < M; i++) {
     var acc = 0.0;
@@ -155,33 +155,33 @@ fn open(l: u32, i0: u32, v: f32) -> bool {
     if (!open(0u, i, acc)) { return; }
   }
   var idx: array<u32, ${r}>;
-  var l = 0u;
+  var level = 0u;
   loop {
-    if (idx[l] >= CNT[P0 + l]) {
-      if (l == 0u) { break; }
-      l--;
-      idx[l]++;
+    if (idx[level] >= CNT[P0 + level]) {
+      if (level == 0u) { break; }
+      level--;
+      idx[level]++;
       continue;
     }
-    let j = P0 + l;
-    let xv = axes[OFF[j] + idx[l]];
+    let j = P0 + level;
+    let xv = axes[OFF[j] + idx[level]];
     var ok = true;
     for (var i = 0u; i < M; i++) {
-      let v = part[l * M + i] + cf(i * D + j) * xv;
-      part[(l + 1u) * M + i] = v;
-      if (l + 1u == R) { ok = !(abs(v - tg(i)) > th(i)); } else { ok = open(l + 1u, i, v); }
+      let v = part[level * M + i] + cf(i * D + j) * xv;
+      part[(level + 1u) * M + i] = v;
+      if (level + 1u == R) { ok = !(abs(v - tg(i)) > th(i)); } else { ok = open(level + 1u, i, v); }
       if (!ok) { break; }
     }
-    if (ok && l + 1u == R) {
+    if (ok && level + 1u == R) {
       var rest = 0u;
       for (var k = 0u; k < R; k++) { rest += idx[k] * RESTW[k]; }
       emit(pre, mid * ${restN}u + rest);
     }
-    if (ok && l + 1u < R) {
-      l++;
-      idx[l] = 0u;
+    if (ok && level + 1u < R) {
+      level++;
+      idx[level] = 0u;
     } else {
-      idx[l]++;
+      idx[level]++;
     }
   }
 }`;

@@ -104,12 +104,12 @@ export class GpuDevice {
     this.opened = opened;
     this.request = request;
     this.info = opened.info;
-    const l = device.limits;
+    const limits = device.limits;
     this.limits = {
-      storageBinding: Number(l.maxStorageBufferBindingSize),
-      bufferSize: Number(l.maxBufferSize),
-      workgroupStorage: l.maxComputeWorkgroupStorageSize,
-      invocations: l.maxComputeInvocationsPerWorkgroup,
+      storageBinding: Number(limits.maxStorageBufferBindingSize),
+      bufferSize: Number(limits.maxBufferSize),
+      workgroupStorage: limits.maxComputeWorkgroupStorageSize,
+      invocations: limits.maxComputeInvocationsPerWorkgroup,
     };
     this.subgroups = device.features.has('subgroups');
     this.stagingShape = opened.info.software ? DEFAULT_STAGING.software : DEFAULT_STAGING.hardware;
