@@ -147,7 +147,7 @@ export class SharedOutput<T extends TypedArray> {
   }
   /**
    * Allocates the fresh result array now and touches each of its pages, so the page faults
-   * (on the dev machine 70 ms per 160 MB, more than the copy itself) happen while the main
+   * (they can cost more than the copy itself) happen while the main
    * thread would otherwise wait for the workers, not in the copies at the end.
    */
   prefault(): void {

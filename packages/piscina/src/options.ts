@@ -28,18 +28,12 @@ export interface ResolvedOptions {
  * cell updates = cells × steps; scan: elements; gridSearch: grid points).
  *
  * Rule: run inline below about 1 ms of work. A pool call has a fixed cost (task messages,
- * staging, promise turns) that `node apps/studies/dist/piscina/threshold.js --threads 2`
- * measured on the 2-core dev machine (Intel Xeon @ 2.0 GHz, Node 20.20, 2026-11) as
- *   conv2d 0.41 ms, stencil3d 0.67 ms, scan 0.21 ms, gridSearch 0.51 ms, convLayer 0.21 ms,
- * and with two threads the pool can win at best by half the work, so it needs a few times its
- * fixed cost of work before it pays. The same runs timed the inline work at
- *   conv2d 3.7–6.3 ns/MAC, stencil3d 7–13 ns/update, scan 3–6 ns/element (u32),
- *   gridSearch 14 ns/point (brute force, 5-D), convLayer 3.2–5.8 ns/MAC
- * (the lower figures from a quiet moment, the higher ones while another session's job held a
- * core), so 1 ms of work is 2^17.3–2^18 MACs, 2^16.3–2^17 updates, 2^17.3–2^18.3 elements,
- * 2^16 points. The direct crossover could not be measured there: while another job held one of
- * the two cores, two threads ran no faster than one and the pool never won. On more cores the
- * pool wins earlier, so these are conservative; rerun the script on a new machine to check.
+ * staging, promise turns) of a fraction of a millisecond, and with two threads the pool can win
+ * at best by half the work, so it needs a few times its fixed cost of work before it pays. Both
+ * the fixed cost and how much work 1 ms is per op come from
+ * `node apps/studies/dist/piscina/threshold.js --threads 2` on the 2-core dev machine, where the
+ * crossover itself could not be seen (with one core busy elsewhere the pool never won). On more
+ * cores the pool wins earlier, so these are conservative; rerun the script on a new machine.
  */
 export const DEFAULT_INLINE_BELOW: Readonly<Record<OpName, number>> = {
   conv2d: 2 ** 18,

@@ -26,7 +26,7 @@ export interface CallStats {
 
 /**
  * Keeps SharedArrayBuffers of recently used sizes. A fresh buffer costs a page fault per 4 KiB on
- * first touch (on the 2-core dev machine: 70 ms per 160 MB, twice the copy itself), so repeated
+ * first touch (costing more than the copy itself), so repeated
  * calls of one size reuse them. Bounded; emptied on dispose.
  */
 class BufferCache {
@@ -51,8 +51,8 @@ class BufferCache {
     if (n === 0 || n > this.maxBytes) return;
     while (this.bytes + n > this.maxBytes && this.order.length > 0) {
       const old = this.order.shift()!;
-      const l = this.free.get(old.byteLength)!;
-      l.splice(l.indexOf(old), 1);
+      const sameSize = this.free.get(old.byteLength)!;
+      sameSize.splice(sameSize.indexOf(old), 1);
       this.bytes -= old.byteLength;
     }
     let list = this.free.get(n);

@@ -65,10 +65,10 @@ const STOPPED = STOPPED_MESSAGE;
 /**
  * Loads of the generation word before sleeping, adapted per worker: doubled when the others
  * arrived while spinning, halved when it had to sleep anyway. With a core per participant the
- * others usually arrive within microseconds and a futex wake-up per step (tens of µs) would cost
- * a real share of a short step (N=64 on 16 threads: ~0.2 ms a step), so it grows; on an
- * oversubscribed machine spinning takes the core the others need (2-core dev machine under
- * load, a fixed 20 000: N=32 × 200 steps 161 ms instead of 55–93), so it shrinks.
+ * others usually arrive within microseconds and a futex wake-up per step would cost a real share
+ * of a short step, so it grows; on an oversubscribed machine spinning takes the core the others
+ * need (a fixed spin made small multi-step grids much slower on the 2-core dev machine under
+ * load), so it shrinks.
  */
 const SPIN_MIN = 1_000;
 const SPIN_MAX = 50_000;
@@ -149,9 +149,9 @@ export function stencilSlab(t: StencilSlabTask, beforeStep?: (step: number) => v
 }
 
 /**
- * Rebuilds the problem as views over the shared arrays, once per call: building a fresh problem
- * object for every task made V8 deoptimise the kernels into code 2–3× slower (brute force on
- * 6^10 points, one thread: 1.3 s on the first pass, then 3.0 s, 3.7 s; with this cache 1.2–1.4 s).
+ * Rebuilds the problem as views over the shared arrays, once per call: a fresh problem object
+ * for every task makes V8 deoptimise the kernels into much slower code (seen on the brute force,
+ * whose later passes slowed down without this cache).
  */
 let lastGrid: { id: number; p: GridSearchProblem } | undefined;
 function gridProblem(s: SharedGridProblem): GridSearchProblem {

@@ -8,7 +8,7 @@ const MIN_CHUNK = 2 ** 16;
 /**
  * Scan work is uniform, so chunks need not balance load, only cover the threads: 2 per thread
  * keeps every thread busy while the main thread stages the next chunk, at half the task count
- * of 4 per thread (a task costs 60–170 µs of round trip on the 2-core dev machine).
+ * of 4 per thread (every task costs a message round trip).
  */
 const CHUNKS_PER_THREAD = 2;
 

@@ -146,15 +146,9 @@ function trivial(env: Env, p: Stencil3dProblem, ctx: OpContext<Grid>): OpOutput<
  * - `slabs-per-step`: one task per slab per step, the main thread awaiting each step's tasks.
  *   Simpler and preemptible, but a step costs a round trip through the main thread.
  *
- * Measured on the 2-core dev machine (2 threads, median of 7, interleaved; another session's job
- * held about one core, so these compare the strategies' overheads more than their scaling):
- *   N=32, 200 steps:  slabs  55–93 ms, slabs-per-step  94–150 ms
- *   N=64, 100 steps:  slabs 198–304 ms, slabs-per-step 252–318 ms
- *   N=128, 10 steps:  slabs 258–261 ms, slabs-per-step 255–262 ms
- *   N=256, 4 steps:   slabs 595–918 ms, slabs-per-step 567–889 ms
  * The barrier wins where steps are short (many steps on a small grid: a step costs microseconds
- * instead of a round of messages) and ties on big grids, so it is the default. The scaling script
- * measures both on the 16-core host (rows for N=64 and N=256).
+ * instead of a round of messages) and ties on big grids, so it is the default; the scaling study
+ * measures both (benchmarks/results/piscina-scaling-h100host-2026-11-22.md).
  *
  * With the barrier strategy the copies overlap the work too: the main thread copies the input
  * plane by plane (each slab's planes in the order its participant needs them) and step 0 computes
