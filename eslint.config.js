@@ -1,14 +1,15 @@
 // ESLint for the whole monorepo: `npm run lint` (eslint, then every package's typecheck).
 //
 // typescript-eslint's type-aware rules need TypeScript's JavaScript API, which the native
-// typescript@7 compiler the build uses does not ship. So the linter gets the classic compiler,
-// installed as the `typescript-for-lint` alias: every `require('typescript')` made inside this
-// ESLint process resolves to it (only the linter runs here, never kernelkit code), and the
-// root package.json's `overrides` lets typescript-eslint's `typescript` peer accept the root one.
+// typescript@7 compiler the build uses does not ship. So the linter gets the classic compiler
+// of the tools/ workspace (tools/node_modules/typescript, nested there so that the root's `tsc`
+// stays the native one): every `require('typescript')` made inside this ESLint process resolves
+// to it (only the linter runs here, never kernelkit code), and the root package.json's
+// `overrides` lets typescript-eslint's `typescript` peer accept the root one.
 import Module, { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const classicTypeScript = require.resolve('typescript-for-lint');
+const classicTypeScript = createRequire(new URL('./tools/package.json', import.meta.url)).resolve('typescript');
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
   return resolveFilename.call(this, request === 'typescript' ? classicTypeScript : request, ...rest);
