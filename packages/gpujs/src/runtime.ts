@@ -14,17 +14,17 @@ export interface ModeProbe {
 /**
  * Largest output (and input) per kernel call, in elements. gpu.js kernels do their index
  * arithmetic (`this.thread.x`, `y * width + x`) in f32 in every mode, which is exact only for
- * integers below 2^24. Measured on the H100 in webgpu mode: with 2^26 cells per call, conv2d
- * 8192² K=5, a 40M u32 scan and conv layers at B=10000 returned wrong elements past index 2^24;
- * so no mode may exceed 2^24, and the GL backends keep 2^22 for texel coordinates.
+ * integers below 2^24: in webgpu mode on the H100, calls of 2^26 cells (conv2d 8192² K=5, a 40M
+ * u32 scan, conv layers at B=10000) return wrong elements past index 2^24. So no mode may exceed
+ * 2^24, and the GL backends keep 2^22 for texel coordinates.
  */
 const MAX_CELLS: Record<GpujsMode, number> = { webgpu: 2 ** 24, headlessgl: 2 ** 22, webasm: 2 ** 24, cpu: 2 ** 24 };
 
 /**
  * Modes whose limit is a hard one. cpu mode runs kernels as plain JavaScript, where `this.thread`
  * and index arithmetic are f64 and exact far past 2^24: there MAX_CELLS only sizes the slices,
- * and a single row, plane or image above it is still computed right (measured on the oversize
- * conformance rows), so cpu mode does not refuse it.
+ * and a single row, plane or image above it is still computed right (the oversize conformance
+ * rows check it), so cpu mode does not refuse it.
  */
 const HARD_LIMIT: Record<GpujsMode, boolean> = { webgpu: true, headlessgl: true, webasm: true, cpu: false };
 

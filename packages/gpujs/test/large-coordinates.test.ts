@@ -6,10 +6,10 @@ import { createGpujsBackend } from '../src/index.js';
 /**
  * Problems whose every kernel call fits the cell limit, but whose absolute coordinates pass 2^24:
  * gpu.js does index arithmetic in f32 outside cpu mode, so the kernels must work in coordinates
- * relative to their slice. Before they did, webasm returned conv2d row 2^24 − 1 of a 1-pixel-wide
- * image as 703 for 711 and stencil3d plane 2^24 + 1 of a 1×1 column as −36 for −35.
- * Slow by nature (2^24 cells at least; gpu.js returns a 1-wide image as 2^24 one-element rows):
- * about 35 s here, most of it the stencil.
+ * relative to their slice. With absolute coordinates webasm returns conv2d row 2^24 − 1 of a
+ * 1-pixel-wide image as 703 for 711 and stencil3d plane 2^24 + 1 of a 1×1 column as −36 for −35.
+ * Slow by nature (2^24 cells at least; gpu.js returns a 1-wide image as 2^24 one-element rows),
+ * most of it the stencil.
  */
 const ramp = (len: number): Float32Array => {
   const a = new Float32Array(len);

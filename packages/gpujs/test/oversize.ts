@@ -6,9 +6,9 @@ import type { OversizeCase } from '@kernelkit/ops/testing';
  * z-planes and convLayer by images so that each call stays within the mode's cell limit
  * (src/runtime.ts MAX_CELLS: gpu.js does its index arithmetic in f32, exact below 2^24), but a
  * single row, plane or image larger than the limit cannot be split further, and every call reads
- * all of convLayer's weights: these must be refused, not computed with wrong indices (in webasm
- * mode, before the refusal, conv2d on one row of 2^24 + 16 pixels returned element 2^24 − 1 as
- * 701 for 707, and convLayer with 4097×4096 weights returned wrong maps past weight 2^24).
+ * all of convLayer's weights: these must be refused, not computed with wrong indices (computed in
+ * webasm mode, conv2d on one row of 2^24 + 16 pixels gives element 2^24 − 1 as 701 for 707, and
+ * convLayer with 4097×4096 weights gives wrong maps past weight 2^24).
  * For the modes with a hard limit (webgpu, headlessgl, webasm); cpu mode computes these right.
  */
 export function oversizeRows(maxCells: number): OversizeCase[] {

@@ -64,10 +64,10 @@ export function convLayer(rt: Runtime): OpImplementation<'convLayer'> {
         const notes = new Set<string>();
         // Images per call: output and input of a call both under the mode's cell limit (one
         // image at least: `check` refused what one image cannot fit, except in cpu mode).
-        const per = Math.max(1, Math.min(batch, Math.floor(rt.maxCells / Math.max(outImage, inImage))));
+        const imagesPerCall = Math.max(1, Math.min(batch, Math.floor(rt.maxCells / Math.max(outImage, inImage))));
         const bias = p.bias ?? new Float32Array(1);
-        for (let b0 = 0; b0 < batch; b0 += per) {
-          const nb = Math.min(per, batch - b0);
+        for (let b0 = 0; b0 < batch; b0 += imagesPerCall) {
+          const nb = Math.min(imagesPerCall, batch - b0);
           const k = rt.kernel(`convlayer:${C}:${H}:${W}:${M}:${K}:${nb}:${p.bias !== undefined}:${p.relu}`, convLayerKernel, {
             output: [OW, OH, nb * M],
             constants: { C, K, H, W, M, BIAS: p.bias !== undefined ? 1 : 0, RELU: p.relu ? 1 : 0 },
