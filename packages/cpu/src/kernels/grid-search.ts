@@ -5,7 +5,7 @@ import type { GridSearchProblem } from '@kernelkit/ops';
  * `outer` dimensions (x1 slowest). Both kernels visit prefixes in order and emit points in
  * lexicographic order, so ranges can be concatenated.
  *
- * Exactness: the seed evaluates `Σ_j c_ij·x_j` left to right. Both kernels keep the running
+ * Exactness: the CS610 reference evaluates `Σ_j c_ij·x_j` left to right. Both kernels keep the running
  * prefix `P_i,j = P_i,j-1 + c_ij·x_j`, which is bit-for-bit the same sequence of f64
  * operations, so every point's final test is identical to the brute force's.
  */

@@ -13,5 +13,5 @@ export const convLayerOutputLength = (p: Pick<ConvLayerProblem, 'batch' | 'maps'
 export const convLayerMultiplyAdds = (p: Pick<ConvLayerProblem, 'batch' | 'maps' | 'outHeight' | 'outWidth' | 'channels' | 'k'>): number =>
   convLayerOutputLength(p) * p.channels * p.k * p.k;
 
-/** 2 flops per multiply-add; the seeds' GFLOP/s. */
+/** 2 flops per multiply-add; the course reports' GFLOP/s. */
 export const convLayerFlops = (p: Pick<ConvLayerProblem, 'batch' | 'maps' | 'outHeight' | 'outWidth' | 'channels' | 'k'>): number => 2 * convLayerMultiplyAdds(p);

@@ -15,12 +15,13 @@ export interface ConvLayerWorkload {
 const L1 = { channels: 1, height: 86, width: 86, maps: 4, k: 7 } as const;
 const L2 = { channels: 4, height: 40, width: 40, maps: 16, k: 7 } as const;
 
-/** The two ECE408 layers at the seeds' batch sizes. */
+/** The two ECE408 layers at the course reports' batch sizes. */
 export const CONV_LAYER_WORKLOADS = {
   small: [
     { id: 'convlayer-L1-b100', label: 'L1 C1 M4 86² K7, B=100', batch: 100, ...L1 },
     { id: 'convlayer-L2-b100', label: 'L2 C4 M16 40² K7, B=100', batch: 100, ...L2 },
   ],
+  /** The sizes of the course reports the project grew from (the bench's `--workload seed`). */
   seed: [100, 1000, 10000].flatMap((b) => [
     { id: `convlayer-L1-b${b}`, label: `L1 C1 M4 86² K7, B=${b}`, batch: b, ...L1 },
     { id: `convlayer-L2-b${b}`, label: `L2 C4 M16 40² K7, B=${b}`, batch: b, ...L2 },

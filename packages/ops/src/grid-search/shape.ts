@@ -10,7 +10,7 @@ export function gridAxisValues(g: GridDim): Float64Array {
 }
 
 /**
- * The exact test, in the seed's evaluation order: Σ_j C_ij·x_j left to right, minus d_i, then
+ * The exact test, in the CS610 reference's evaluation order: Σ_j C_ij·x_j left to right, minus d_i, then
  * |·| ≤ e_i. Every backend's final answer for a point is this function's answer.
  */
 export function gridPointPasses(p: GridSearchProblem, x: ArrayLike<number>): boolean {

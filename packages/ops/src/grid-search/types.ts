@@ -7,7 +7,7 @@ export interface GridDim {
 
 /**
  * Constrained grid search (CS610): every grid point x passes when, for every constraint i,
- * `|Σ_j C[i][j]·x[j] − d[i]| ≤ e[i]`, evaluated in f64 left to right (as the seed's C code).
+ * `|Σ_j C[i][j]·x[j] − d[i]| ≤ e[i]`, evaluated in f64 left to right (as the CS610 reference C code).
  */
 export interface GridSearchArgs {
   readonly dims: readonly GridDim[];

@@ -14,6 +14,7 @@ export interface GridSearchWorkload {
 
 export const GRID_SEARCH_WORKLOADS = {
   small: [{ id: 'grid-cs610-6', label: 'CS610, 6 steps/dim (6^10 ≈ 6.0e7 pts)', stepsPerDim: 6 }],
+  /** The sizes of the course reports the project grew from (the bench's `--workload seed`). */
   seed: [
     { id: 'grid-cs610-8', label: 'CS610, 8 steps/dim (8^10 ≈ 1.07e9 pts)', stepsPerDim: 8 },
     { id: 'grid-cs610-full', label: 'CS610 full (13^10 ≈ 1.38e11 pts)', stepsPerDim: 13 },

@@ -11,5 +11,5 @@ export function allocScanOutput<T extends ScanArray>(input: T, length = input.le
   return new (input.constructor as new (n: number) => T)(length);
 }
 
-/** Bytes moved by an ideal scan of `n` elements (read once + write once): the seeds' GB/s. */
+/** Bytes moved by an ideal scan of `n` elements (read once + write once): the course reports' GB/s. */
 export const scanBytes = (n: number, dtype: ScanDtype): number => 2 * n * (dtype === 'f64' ? 8 : 4);

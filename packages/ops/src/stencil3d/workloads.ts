@@ -10,7 +10,7 @@ export interface Stencil3dWorkload {
 }
 
 /**
- * Seed 003's grid sizes. Multi-step runs use the `'copy'` (heat equation) policy: with the A4
+ * A small set, and the grid sizes of course report 003. Multi-step runs use the `'copy'` (heat equation) policy: with the A4
  * coefficients (c1 = 0.8, six neighbours) values grow 4.8× per step and overflow f32 long
  * before 100 steps, which would make the timing rows meaningless.
  */
@@ -19,6 +19,7 @@ export const STENCIL3D_WORKLOADS = {
     { id: 'stencil-64-s100', label: 'N=64, 100 steps', n: 64, steps: 100, boundary: 'copy' },
     { id: 'stencil-128-s10', label: 'N=128, 10 steps', n: 128, steps: 10, boundary: 'copy' },
   ],
+  /** The sizes of the course reports the project grew from (the bench's `--workload seed`). */
   seed: [
     { id: 'stencil-64-s100', label: 'N=64, 100 steps', n: 64, steps: 100, boundary: 'copy' },
     { id: 'stencil-256-s10', label: 'N=256, 10 steps', n: 256, steps: 10, boundary: 'copy' },
