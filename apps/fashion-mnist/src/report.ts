@@ -1,4 +1,4 @@
-/** Formats an evaluation the way the ECE408 seeds print theirs ("Op Time: … ms", "Correctness: …"). */
+/** Formats an evaluation the way the ECE408 course reports print theirs ("Op Time: … ms", "Correctness: …"). */
 import type { Evaluation } from './evaluate.js';
 
 const ms = (v: number): string => `${v.toFixed(3)} ms`;

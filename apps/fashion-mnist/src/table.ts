@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The seeds' table from a folder of `--json` outputs (single runs and `--compare` runs):
+ * The course reports' table (Op Time per layer, accuracy) from a folder of `--json` outputs (single runs and `--compare` runs):
  *
  *   node apps/fashion-mnist/dist/table.js DIR [--title "…"] > report.md
  *
