@@ -15,7 +15,7 @@ import {
 import type { Backend, BackendInfo, BackendName, OpData, OpName, OpProblem, OutputKind, Progress, Result, RunOptions } from './backend.js';
 import { OP_NAMES } from './backend.js';
 import { OPS, type DeviceForm } from './descriptors.js';
-import { DeviceArrayRegistry, isDeviceArray, type DeviceArray, type DeviceArraySource, type DeviceData } from './device-array.js';
+import { DeviceArrayRegistry, isDeviceArray, readUnderSignal, type DeviceArray, type DeviceArraySource, type DeviceData } from './device-array.js';
 
 export interface OpContext<D> {
   readonly variant: string;
@@ -84,22 +84,30 @@ export interface BackendSpec {
   readonly release: () => Promise<void> | void;
 }
 
-function checkOptions(op: OpName, impl: { readonly variants: object; readonly defaultVariant: string }, options: RunOptions<unknown> | undefined): string {
-  if (options === undefined) return impl.defaultVariant;
+/** The caller's options, each read once and checked, defaults applied. */
+interface CheckedOptions {
+  readonly variant: string;
+  readonly output: OutputKind;
+  readonly timing: boolean;
+  readonly signal: AbortSignal | undefined;
+  readonly out: unknown;
+  readonly onProgress: ((p: Progress) => void) | undefined;
+}
+
+function checkOptions(op: OpName, impl: { readonly variants: object; readonly defaultVariant: string }, options: RunOptions<unknown> | undefined): CheckedOptions {
+  if (options === undefined) return { variant: impl.defaultVariant, output: 'array', timing: false, signal: undefined, out: undefined, onProgress: undefined };
   assertObject(options, 'options');
-  if (options.output !== undefined) {
-    assertOneOf(options.output, 'options.output', ['array', 'device'] as const);
-    if (options.output === 'device' && DEVICE_INPUTS[op].length === 0) throw new InvalidArgumentError('options.output', `${op} returns no array; 'device' is for conv2d, stencil3d, scan and convLayer`);
-    if (options.output === 'device' && options.out !== undefined) throw new InvalidArgumentError('options.out', "cannot be combined with output: 'device' (the result stays with the backend)");
-  }
-  if (options.timing !== undefined) assertBoolean(options.timing, 'options.timing');
-  if (options.signal !== undefined) assertAbortSignal(options.signal, 'options.signal');
-  if (options.onProgress !== undefined) assertFunction(options.onProgress, 'options.onProgress');
-  const variant = options.variant ?? impl.defaultVariant;
+  const { output = 'array', timing = false, signal, out, onProgress, variant = impl.defaultVariant } = options;
+  assertOneOf(output, 'options.output', ['array', 'device'] as const);
+  if (output === 'device' && DEVICE_INPUTS[op].length === 0) throw new InvalidArgumentError('options.output', `${op} returns no array; 'device' is for conv2d, stencil3d, scan and convLayer`);
+  if (output === 'device' && out !== undefined) throw new InvalidArgumentError('options.out', "cannot be combined with output: 'device' (the result stays with the backend)");
+  assertBoolean(timing, 'options.timing');
+  if (signal !== undefined) assertAbortSignal(signal, 'options.signal');
+  if (onProgress !== undefined) assertFunction(onProgress, 'options.onProgress');
   if (typeof variant !== 'string' || !Object.hasOwn(impl.variants, variant)) {
     throw new InvalidArgumentError('options.variant', `unknown variant ${describeValue(variant)} for ${op}; this backend has ${Object.keys(impl.variants).join(', ')}`);
   }
-  return variant;
+  return { variant, output, timing, signal, out, onProgress: onProgress as ((p: Progress) => void) | undefined };
 }
 
 interface TakenInputs<P> {
@@ -115,7 +123,7 @@ interface TakenInputs<P> {
  * (`resident`) are pinned; its host-held handles are replaced by their array (no copy); every
  * other handle's read-back starts here, and a note says so.
  */
-function takeInputs<P>(op: OpName, problem: P, registry: DeviceArrayRegistry, resident: boolean, backendName: BackendName): TakenInputs<P> {
+function takeInputs<P>(op: OpName, problem: P, registry: DeviceArrayRegistry, resident: boolean, backendName: BackendName, signal: AbortSignal | undefined): TakenInputs<P> {
   const unpins: (() => void)[] = [];
   const reads: Promise<readonly [string, DeviceData]>[] = [];
   const notes: string[] = [];
@@ -134,11 +142,11 @@ function takeInputs<P>(op: OpName, problem: P, registry: DeviceArrayRegistry, re
       continue;
     }
     reads.push(
-      v.read().then(
+      readUnderSignal(v.read(), signal).then(
         (data) => [key, data] as const,
         (e: unknown) => {
           // Disposed between validation and the read: still the caller's argument.
-          throw v.disposed ? new InvalidArgumentError(key, `this ${v.backend} DeviceArray was disposed before the call read it`, { cause: e }) : e;
+          throw !(e instanceof AbortError) && v.disposed ? new InvalidArgumentError(key, `this ${v.backend} DeviceArray was disposed before the call read it`, { cause: e }) : e;
         },
       ),
     );
@@ -168,17 +176,21 @@ export function createBackend(spec: BackendSpec): Backend {
   async function run<O extends OpName>(op: O, args: unknown, options: RunOptions<unknown> | undefined): Promise<Result<OpData<O> | DeviceOf<OpData<O>>>> {
     if (disposed) throw new DisposedError(spec.name);
     const impl = spec.ops[op] as unknown as OpImplementation<O> | ResidentOpImplementation<O>;
-    const variant = checkOptions(op, impl, options);
-    const output: OutputKind = options?.output ?? 'array';
+    const opts = checkOptions(op, impl, options);
+    const { variant, output, signal } = opts;
     const desc = OPS[op];
     const validated = desc.validate(args as never) as DeviceForm<OpProblem<O>>;
-    const out = options?.out;
+    // `out` is the caller's object (handed back as `data`); `outView` the checked view of its memory the runner writes.
+    const out = opts.out;
+    let outView: OpData<O> | undefined;
     if (out !== undefined) {
       if (desc.checkOut === undefined) throw new InvalidArgumentError('options.out', `${op} has no fixed-size output; omit it`);
-      desc.checkOut(validated as never, out);
+      outView = desc.checkOut(validated as never, out);
     }
+    // Validation allocates nothing proportional to the problem; an aborted call stops before anything that does.
+    throwIfAborted(signal);
     const resident = 'residentInputs' in impl && impl.residentInputs;
-    const taken = takeInputs(op, validated, registry, resident, spec.name);
+    const taken = takeInputs(op, validated, registry, resident, spec.name, signal);
     let res: OpOutput<OpData<O>>;
     let inputNotes: readonly string[];
     let t0: number;
@@ -188,7 +200,7 @@ export function createBackend(spec: BackendSpec): Backend {
       inputNotes = ready.notes;
       const problem = ready.problem;
       impl.check?.(problem as never, variant);
-      throwIfAborted(options?.signal);
+      throwIfAborted(signal);
       const runner = impl.variants[variant]! as OpRunner<O>;
       t0 = now();
       res = await runner(problem as OpProblem<O>, {
@@ -196,10 +208,10 @@ export function createBackend(spec: BackendSpec): Backend {
         // With a signal, the runner writes a buffer of its own and `out` is filled only after
         // the last abort check: an abort that lands while the runner finishes must leave the
         // caller's `out` as it was (written only on success), at the cost of one copy.
-        out: (options?.signal === undefined ? out : undefined) as OpData<O> | undefined,
-        signal: options?.signal,
-        timing: options?.timing ?? false,
-        onProgress: options?.onProgress,
+        out: signal === undefined ? outView : undefined,
+        signal,
+        timing: opts.timing,
+        onProgress: opts.onProgress,
         output,
         deviceArray,
       });
@@ -218,17 +230,17 @@ export function createBackend(spec: BackendSpec): Backend {
       }
     }
     const totalMs = now() - t0;
-    if (options?.signal?.aborted || (disposed && isDeviceArray(data))) {
+    if (signal?.aborted || (disposed && isDeviceArray(data))) {
       if (isDeviceArray(data)) data.dispose();
-      if (options?.signal?.aborted) throw new AbortError(options.signal.reason);
+      if (signal?.aborted) throw new AbortError(signal.reason);
       throw new DisposedError(spec.name);
     }
-    if (out !== undefined && options?.signal !== undefined && data !== out) {
-      (out as { set(a: ArrayLike<number>): void }).set(data as unknown as ArrayLike<number>);
+    if (outView !== undefined) {
+      if (data !== outView) (outView as { set(a: ArrayLike<number>): void }).set(data as unknown as ArrayLike<number>);
       data = out as OpData<O>;
     }
     const result: { -readonly [K in keyof Result<OpData<O>>]: Result<OpData<O> | DeviceOf<OpData<O>>>[K] } = { op, backend: spec.name, variant, data };
-    if (options?.timing) {
+    if (opts.timing) {
       result.timing = makeTiming({ totalMs, kernelMs: res.kernelMs, uploadMs: res.uploadMs, readbackMs: res.readbackMs });
     }
     const notes = [...inputNotes, ...(res.notes ?? [])];

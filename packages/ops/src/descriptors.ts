@@ -1,4 +1,4 @@
-import { assertTypedArray, InvalidArgumentError } from '@kernelkit/core';
+import { checkTypedArray, InvalidArgumentError, type TypedArrayCtor } from '@kernelkit/core';
 import type { OpName, OpProblem, OpTypes } from './backend.js';
 import { overlaps } from './common/overlap.js';
 import { ctorOf, isDeviceArray, type DeviceArray, type DeviceData, type WithDeviceInput } from './device-array.js';
@@ -20,8 +20,12 @@ export interface OpDescriptor<O extends OpName> {
   readonly name: O;
   /** DeviceArray inputs validate like the arrays they stand for and stay handles in the problem. */
   validate(args: DeviceForm<OpTypes[O]['args']>): DeviceForm<OpProblem<O>>;
-  /** Checks a caller's `options.out` against the problem; undefined when the op has no fixed-size output. */
-  checkOut?(p: DeviceForm<OpProblem<O>>, out: unknown): void;
+  /**
+   * Checks a caller's `options.out` against the problem and returns the plain view over its
+   * memory that the runner writes (length from the buffer itself, not from the caller's object);
+   * undefined when the op has no fixed-size output.
+   */
+  checkOut?(p: DeviceForm<OpProblem<O>>, out: unknown): OpTypes[O]['data'];
   allocOut?(p: OpProblem<O>): OpTypes[O]['data'];
 }
 
@@ -31,10 +35,14 @@ const hostViews = (...views: readonly (ArrayBufferView | DeviceArray | undefined
 
 const inputCtor = (input: DeviceData | DeviceArray): Float32ArrayConstructor => (isDeviceArray(input) ? ctorOf(input.dtype) : input.constructor) as Float32ArrayConstructor;
 
-function checkOutBuffer(out: unknown, ctor: Float32ArrayConstructor | Float64ArrayConstructor | Uint32ArrayConstructor | Int32ArrayConstructor, length: number, inputs: readonly ArrayBufferView[]): void {
-  assertTypedArray(out, 'options.out', [ctor], length);
-  for (const v of inputs) if (overlaps(out as ArrayBufferView, v)) throw new InvalidArgumentError('options.out', 'must not share memory with an input');
+function checkOutBuffer<C extends TypedArrayCtor>(out: unknown, ctor: C, length: number, inputs: readonly ArrayBufferView[]): InstanceType<C> {
+  const view = checkTypedArray(out, 'options.out', [ctor], length);
+  for (const v of inputs) if (overlaps(view, v)) throw new InvalidArgumentError('options.out', 'must not share memory with an input');
+  return view;
 }
+
+/** The same bytes: an in-place call. */
+const sameMemory = (a: ArrayBufferView, b: ArrayBufferView): boolean => a.buffer === b.buffer && a.byteOffset === b.byteOffset && a.byteLength === b.byteLength;
 
 export const OPS: { readonly [O in OpName]: OpDescriptor<O> } = {
   conv2d: {
@@ -54,10 +62,11 @@ export const OPS: { readonly [O in OpName]: OpDescriptor<O> } = {
     validate: validateScan,
     // In-place scans are a common request; every backend reads a chunk before writing it.
     checkOut: (p, out) => {
-      assertTypedArray(out, 'options.out', [inputCtor(p.input)], p.input.length);
-      if (!isDeviceArray(p.input) && out !== p.input && overlaps(out as ArrayBufferView, p.input)) {
+      const view = checkTypedArray(out, 'options.out', [inputCtor(p.input)], p.input.length);
+      if (!isDeviceArray(p.input) && !sameMemory(view, p.input) && overlaps(view, p.input)) {
         throw new InvalidArgumentError('options.out', 'must be the input itself (in place) or not share memory with it');
       }
+      return view;
     },
     allocOut: (p) => allocScanOutput(p.input),
   },

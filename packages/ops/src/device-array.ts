@@ -5,7 +5,7 @@
  * output feeds the next without a trip through host memory. Ownership is explicit: the caller
  * disposes the handle (or the backend's dispose does); `read()` copies it back to the host.
  */
-import { assertTypedArray, DisposedError, InvalidArgumentError } from '@kernelkit/core';
+import { AbortError, checkTypedArray, typedArrayTag, describeValue, DisposedError, InvalidArgumentError, type TypedArrayCtor } from '@kernelkit/core';
 import type { BackendName } from './backend.js';
 
 export type DeviceDtype = 'f32' | 'f64' | 'u32' | 'i32';
@@ -50,8 +50,9 @@ export interface DeviceArraySource<T extends DeviceData> {
 const CTOR_DTYPE: Readonly<Record<string, DeviceDtype>> = { Float32Array: 'f32', Float64Array: 'f64', Uint32Array: 'u32', Int32Array: 'i32' };
 const DTYPE_CTOR = { f32: Float32Array, f64: Float64Array, u32: Uint32Array, i32: Int32Array } as const;
 
+/** From the array's internal type (a subclass or another realm's array has its base type's dtype). */
 export function dtypeOf(a: DeviceData): DeviceDtype {
-  return CTOR_DTYPE[a.constructor.name] ?? (a instanceof Float64Array ? 'f64' : a instanceof Uint32Array ? 'u32' : a instanceof Int32Array ? 'i32' : 'f32');
+  return CTOR_DTYPE[typedArrayTag(a) ?? ''] ?? 'f32';
 }
 
 export function ctorOf(dtype: DeviceDtype): (typeof DTYPE_CTOR)[DeviceDtype] {
@@ -92,6 +93,11 @@ class Handle<T extends DeviceData> implements DeviceArray<T> {
     this.location = source.location;
     this.#source = source;
     this.#onDispose = onDispose;
+  }
+
+  /** A brand check: an object merely inheriting from this class (or claiming to be a handle) is not one. */
+  static made(value: object): value is Handle<DeviceData> {
+    return #pins in value;
   }
 
   get disposed(): boolean {
@@ -181,7 +187,7 @@ export class DeviceArrayRegistry {
    * (before its work is queued) is safe.
    */
   pin(h: DeviceArray): () => void {
-    return this.owns(h) && h instanceof Handle ? h.pin() : () => {};
+    return this.owns(h) && Handle.made(h) ? h.pin() : () => {};
   }
 
   /** The array an own host handle holds (no copy), or undefined. */
@@ -201,9 +207,86 @@ export class DeviceArrayRegistry {
 }
 
 /**
- * `assertTypedArray` that also takes a DeviceArray standing for such an array: same parameter
- * name, same length message; a disposed handle is refused naming the parameter.
+ * A DeviceArray the caller made (or another copy of this package did): its fields are read once
+ * here, and what its `read()` returns is checked against them (element type, length) and handed
+ * on as a plain view, so a handle that lies about its contents is refused naming the parameter.
  */
+class ForeignDeviceArray<T extends DeviceData> implements DeviceArray<T> {
+  readonly kind = 'device-array' as const;
+  #disposed = false;
+  constructor(
+    readonly backend: BackendName,
+    readonly dtype: DeviceDtype,
+    readonly length: number,
+    readonly location: 'device' | 'host',
+    private readonly parameter: string,
+    private readonly source: object,
+    private readonly readFn: () => unknown,
+  ) {}
+
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  async read(): Promise<T> {
+    const data: unknown = await Reflect.apply(this.readFn, this.source, []);
+    try {
+      return checkTypedArray(data, this.parameter, [ctorOf(this.dtype) as TypedArrayCtor], this.length) as T;
+    } catch (e) {
+      const why = e instanceof InvalidArgumentError ? e.message.slice(this.parameter.length + 2) : String(e);
+      throw new InvalidArgumentError(this.parameter, `this DeviceArray (${this.dtype}×${this.length}) read back something else: ${why}`);
+    }
+  }
+
+  dispose(): void {
+    this.#disposed = true;
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}
+
+const DTYPES: readonly string[] = ['f32', 'f64', 'u32', 'i32'];
+
+/** Each field of a handle not made by this package, read once and checked. */
+function adoptForeign(value: object, name: string): ForeignDeviceArray<DeviceData> {
+  const h = value as Record<string, unknown>;
+  const { backend, dtype, length, location, disposed, read } = h;
+  if (disposed !== false) throw new InvalidArgumentError(name, disposed === true ? 'this DeviceArray has been disposed' : `a DeviceArray's disposed must be a boolean, got ${describeValue(disposed)}`);
+  if (typeof dtype !== 'string' || !DTYPES.includes(dtype)) throw new InvalidArgumentError(name, `a DeviceArray's dtype must be one of ${DTYPES.join(', ')}, got ${describeValue(dtype)}`);
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) throw new InvalidArgumentError(name, `a DeviceArray's length must be an integer >= 0, got ${describeValue(length)}`);
+  if (typeof read !== 'function') throw new InvalidArgumentError(name, `a DeviceArray's read must be a function, got ${describeValue(read)}`);
+  const where = location === 'host' ? 'host' : 'device';
+  return new ForeignDeviceArray(typeof backend === 'string' ? (backend as BackendName) : ('cpu' as BackendName), dtype as DeviceDtype, length, where, name, value, read as () => unknown);
+}
+
+/**
+ * `checkTypedArray` that also takes a DeviceArray standing for such an array: same parameter
+ * name, same length message; a disposed handle is refused naming the parameter. Returns what
+ * the problem keeps: a plain view of the array, a handle this package made, or a checked
+ * stand-in for any other handle (its `read()` result is validated when the call reads it).
+ */
+export function checkArrayOrDevice<T extends DeviceData>(
+  value: unknown,
+  name: string,
+  ctors: readonly (Float32ArrayConstructor | Float64ArrayConstructor | Uint32ArrayConstructor | Int32ArrayConstructor)[],
+  length?: number,
+  lengthHint?: string,
+): T | DeviceArray<T> {
+  if (!isDeviceArray(value)) return checkTypedArray(value, name, ctors as readonly TypedArrayCtor[], length, lengthHint) as unknown as T;
+  const h: DeviceArray = Handle.made(value) ? value : adoptForeign(value, name);
+  if (h.disposed) throw new InvalidArgumentError(name, `this ${h.backend} DeviceArray has been disposed`);
+  if (!ctors.some((c) => CTOR_DTYPE[c.name] === h.dtype)) {
+    throw new InvalidArgumentError(name, `expected ${ctors.map((c) => c.name).join(' or ')}, got a DeviceArray of ${h.dtype} (${ctorOf(h.dtype).name})`);
+  }
+  if (length !== undefined && h.length !== length) {
+    throw new InvalidArgumentError(name, `expected length ${length}${lengthHint ? ` (${lengthHint})` : ''}, got ${h.length}`);
+  }
+  return h as DeviceArray<T>;
+}
+
+/** `checkArrayOrDevice` for callers that keep their own reference. */
 export function assertArrayOrDevice(
   value: unknown,
   name: string,
@@ -211,17 +294,30 @@ export function assertArrayOrDevice(
   length?: number,
   lengthHint?: string,
 ): void {
-  if (!isDeviceArray(value)) {
-    assertTypedArray(value, name, ctors, length, lengthHint);
-    return;
-  }
-  if (value.disposed) throw new InvalidArgumentError(name, `this ${value.backend} DeviceArray has been disposed`);
-  if (!ctors.some((c) => CTOR_DTYPE[c.name] === value.dtype)) {
-    throw new InvalidArgumentError(name, `expected ${ctors.map((c) => c.name).join(' or ')}, got a DeviceArray of ${value.dtype} (${ctorOf(value.dtype).name})`);
-  }
-  if (length !== undefined && value.length !== length) {
-    throw new InvalidArgumentError(name, `expected length ${length}${lengthHint ? ` (${lengthHint})` : ''}, got ${value.length}`);
-  }
+  checkArrayOrDevice(value, name, ctors, length, lengthHint);
+}
+
+/**
+ * A DeviceArray's `read()` that gives up when `signal` aborts (the read itself may go on; its
+ * result is dropped).
+ */
+export function readUnderSignal<T>(read: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return read;
+  if (signal.aborted) return Promise.reject(new AbortError(signal.reason));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new AbortError(signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    read.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 /** The element type of an array or handle (validators use it where they used the array's constructor). */

@@ -159,7 +159,7 @@ export function gridSearch(rt: Runtime): OpImplementation<'gridSearch'> {
         const vals: number[] = [];
         for (let j = midStart; j < D - 1; j++) {
           offs.push(vals.length);
-          vals.push(...p.axes[j]!);
+          for (const v of p.axes[j]!) vals.push(v);
         }
         const midMeta = f32([...p.counts.slice(midStart, D - 1), ...offs]);
         const midAxes = f32(vals);

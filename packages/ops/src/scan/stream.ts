@@ -1,6 +1,6 @@
-import { InvalidArgumentError } from '@kernelkit/core';
+import { InvalidArgumentError, throwIfAborted } from '@kernelkit/core';
 import type { ArrayOutput, Backend, RunOptions } from '../backend.js';
-import { scanDtype } from './shape.js';
+import { allocScanOutput, scanDtype } from './shape.js';
 import type { ScanArray } from './types.js';
 
 export interface ScanStreamOptions extends Pick<RunOptions, 'variant' | 'signal'> {
@@ -29,7 +29,10 @@ export async function* scanStream<T extends ScanArray>(
     const dt = ArrayBuffer.isView(chunk) ? scanDtype(chunk) : undefined;
     dtype ??= dt;
     if (dt === undefined || dt !== dtype) throw new InvalidArgumentError(`chunks[${index}]`, `expected a ${dtype ?? 'typed array'} chunk like the first one`);
-    const { data } = await backend.scan({ input: chunk, exclusive: options.exclusive ?? false, initial: carry }, runOptions);
+    const exclusive = options.exclusive ?? false;
+    // A running sum that became NaN or ±Infinity cannot be a backend's `initial` (the caller
+    // never passed it); it stays non-finite, so this chunk is summed here, in order, as scan would.
+    const data = index > 0 && !Number.isFinite(carry) ? carriedScan(chunk, carry, exclusive, options.signal) : (await backend.scan({ input: chunk, exclusive, initial: carry }, runOptions)).data;
     if (chunk.length > 0) {
       const last = data[chunk.length - 1]!;
       const next = options.exclusive ? last + chunk[chunk.length - 1]! : last;
@@ -38,4 +41,18 @@ export async function* scanStream<T extends ScanArray>(
     index++;
     yield data;
   }
+}
+
+/** `carry` followed by the chunk's elements, added in order in the chunk's precision. */
+function carriedScan<T extends ScanArray>(chunk: T, carry: number, exclusive: boolean, signal: AbortSignal | undefined): T {
+  throwIfAborted(signal);
+  const out = allocScanOutput(chunk);
+  const round = chunk instanceof Float32Array ? Math.fround : (v: number) => v;
+  let s = carry;
+  for (let i = 0; i < chunk.length; i++) {
+    const next = round(s + chunk[i]!);
+    out[i] = exclusive ? s : next;
+    s = next;
+  }
+  return out;
 }

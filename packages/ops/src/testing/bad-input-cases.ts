@@ -3,20 +3,20 @@
  * reliability run) import it through `@kernelkit/ops/testing/data`; `bad-input.ts` registers it
  * as tests.
  */
-import { LimitExceededError, type KernelkitError } from '@kernelkit/core';
+import { AbortError, LimitExceededError, type KernelkitError } from '@kernelkit/core';
 import type { OpName, RunOptions } from '../backend.js';
 import { detachedArray } from './buffers.js';
 import { conv2dCase, convLayerCase, scanCase, stencilCase } from './cases.js';
 
 export type ErrorClass = abstract new (...a: never[]) => KernelkitError;
 
-/** One row of the bad-input table: an op call that must be refused naming `parameter`. */
+/** One row of the bad-input table: an op call that must be refused naming `parameter` (none for an AbortError). */
 export interface BadInputCase {
   readonly op: OpName;
   readonly what: string;
   /** Fresh (args, options) for each run; `options.out`, when present, is checked for untouched-ness. */
   readonly make: () => { args: unknown; options?: RunOptions<unknown> };
-  readonly parameter: string;
+  readonly parameter?: string;
   readonly error?: ErrorClass;
   /** Run the row once per variant of the op: the refusal comes from code that differs per variant (e.g. grid search's pruned and naive paths). */
   readonly everyVariant?: boolean;
@@ -148,6 +148,110 @@ const LIMIT_CASES: readonly BadInputCase[] = [
   },
 ];
 
+
+/**
+ * A value that answers `first` on its first read and `later` on every read after: validation
+ * must check and keep the first answer. Not enumerable, so the harness's snapshot of the
+ * arguments does not take the first read.
+ */
+function changing<T extends object>(base: T, key: string, first: unknown, later: unknown): T {
+  const args = { ...base } as Record<string, unknown>;
+  delete args[key];
+  let reads = 0;
+  Object.defineProperty(args, key, { enumerable: false, get: () => (reads++ === 0 ? first : later) });
+  return args as T;
+}
+
+/** A Proxy over `base` that hides `key` from key listings (and so from the harness's snapshot) and answers it `first`, then `later`. */
+function changingProxy<T extends object>(base: T, key: string, first: unknown, later: unknown): T {
+  let reads = 0;
+  return new Proxy(base, {
+    get: (t, k, r) => (k === key ? (reads++ === 0 ? first : later) : Reflect.get(t, k, r)),
+    ownKeys: (t) => Reflect.ownKeys(t).filter((k) => k !== key),
+  });
+}
+
+/** A DeviceArray made by the caller, not by a backend: `read()` is whatever the row says. */
+const callerHandle = (dtype: string, length: number, read: () => Promise<unknown>) => ({ kind: 'device-array', backend: 'cpu', dtype, length, location: 'host', disposed: false, read, dispose: () => {} });
+
+/** A signal that aborts `ms` after the row is made (while the call waits). */
+function abortsSoon(ms: number): AbortSignal {
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(new Error('row timeout')), ms).unref();
+  return ac.signal;
+}
+
+/**
+ * The argument object itself is hostile or unusual: fields that answer differently on a second
+ * read, Proxies, sparse arrays, values of the wrong kind inside number arrays, unknown keys, an
+ * own `length` on `out`, caller-made DeviceArrays that lie, and grids past what a backend holds.
+ */
+const HOSTILE_CASES: readonly BadInputCase[] = [
+  { op: 'conv2d', what: 'height getter: 3 on the first read (wrong for the input), 6 after', make: () => ({ args: changing(conv(), 'height', 3, 6) }), parameter: 'input' },
+  { op: 'convLayer', what: 'k getter: 9 on the first read (larger than the image), 3 after', make: () => ({ args: changing(layer(), 'k', 9, 3) }), parameter: 'k' },
+  {
+    op: 'gridSearch',
+    what: 'dims[0].step getter: 1e-9 on the first read (2·10^9 points), 0.5 after',
+    make: () => ({ args: { ...grid(), dims: [changing(grid().dims[0]!, 'step', 1e-9, 0.5), grid().dims[1]] } }),
+    parameter: 'dims[0]',
+    error: LimitExceededError,
+  },
+  { op: 'conv2d', what: 'Proxy args: k 4 on the first read, 3 after', make: () => ({ args: changingProxy(conv(), 'k', 4, 3) }), parameter: 'k' },
+  { op: 'stencil3d', what: 'Proxy args: nx 7 on the first read, 6 after', make: () => ({ args: changingProxy(sten(), 'nx', 7, 6) }), parameter: 'input' },
+  // eslint-disable-next-line no-sparse-arrays -- the hole is the bad input under test
+  { op: 'gridSearch', what: 'dims sparse: [, dim]', make: () => ({ args: { ...grid(), dims: [, grid().dims[1]] } }), parameter: 'dims[0]' },
+  { op: 'gridSearch', what: 'dims new Array(2)', make: () => ({ args: { ...grid(), dims: new Array(2) } }), parameter: 'dims[0]' },
+  { op: 'gridSearch', what: "targets ['0x0'] (a string)", make: () => ({ args: { ...grid(), targets: ['0x0'] } }), parameter: 'targets[0]' },
+  { op: 'gridSearch', what: 'coefficients [1n, 1] (a BigInt)', make: () => ({ args: { ...grid(), coefficients: [1n, 1] } }), parameter: 'coefficients[0]' },
+  { op: 'convLayer', what: 'unknown key Relu (for relu)', make: () => ({ args: { ...layer(), Relu: true } }), parameter: 'Relu' },
+  { op: 'conv2d', what: 'unknown key kernel', make: () => ({ args: { ...conv(), kernel: 3 } }), parameter: 'kernel' },
+  { op: 'scan', what: 'unknown key inclusive', make: () => ({ args: { ...scanCase('u32', 10, 1), inclusive: true } }), parameter: 'inclusive' },
+  { op: 'gridSearch', what: 'unknown key in dims[0]', make: () => ({ args: { ...grid(), dims: [{ ...grid().dims[0], count: 4 }, grid().dims[1]] } }), parameter: 'dims[0].count' },
+  {
+    op: 'conv2d',
+    what: 'options.out of 59 with an own length property of 60',
+    make: () => {
+      const out = new Float32Array(59);
+      Object.defineProperty(out, 'length', { value: 60 });
+      return { args: conv(), options: { out } };
+    },
+    parameter: 'options.out',
+  },
+  { op: 'conv2d', what: 'a caller-made DeviceArray whose read() returns 10 of 60 elements', make: () => ({ args: { ...conv(), input: callerHandle('f32', 60, async () => new Float32Array(10)) } }), parameter: 'input' },
+  { op: 'scan', what: 'a caller-made DeviceArray whose read() returns a plain Array', make: () => ({ args: { input: callerHandle('u32', 3, async () => [1, 2, 3]) } }), parameter: 'input' },
+  { op: 'scan', what: 'a caller-made DeviceArray whose read() returns another element type', make: () => ({ args: { input: callerHandle('u32', 3, async () => new Int32Array(3)) } }), parameter: 'input' },
+  {
+    op: 'conv2d',
+    what: 'a caller-made DeviceArray whose read() never settles, and a signal that aborts',
+    make: () => ({ args: { ...conv(), input: callerHandle('f32', 60, () => new Promise<never>(() => {})) }, options: { signal: abortsSoon(50) } }),
+    error: AbortError,
+  },
+  {
+    op: 'gridSearch',
+    what: 'one axis past the axis values a backend holds (2^26 + 1 points)',
+    make: () => ({ args: { dims: [{ lower: 0, upper: 2 ** 26 + 1, step: 1 }], coefficients: [1], targets: [-1], tolerances: [0] } }),
+    parameter: 'dims[0]',
+    error: LimitExceededError,
+  },
+  {
+    op: 'gridSearch',
+    what: 'axes that together pass the axis values a backend holds (2^25 + 2^25 + 2 points)',
+    make: () => ({ args: { dims: [{ lower: 0, upper: 2 ** 25 + 1, step: 1 }, { lower: 0, upper: 2 ** 25 + 1, step: 1 }], coefficients: [1, 1], targets: [-1], tolerances: [0] } }),
+    parameter: 'dims[1]',
+    error: LimitExceededError,
+  },
+  {
+    op: 'gridSearch',
+    what: 'a huge but valid axis (2^26 points) with an already-aborted signal',
+    make: () => {
+      const ac = new AbortController();
+      ac.abort(new Error('stop'));
+      return { args: { dims: [{ lower: 0, upper: 2 ** 26, step: 1 }], coefficients: [1], targets: [-1], tolerances: [0] }, options: { signal: ac.signal } };
+    },
+    error: AbortError,
+  },
+];
+
 export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   // conv2d
   { op: 'conv2d', what: 'args is null', make: () => ({ args: null }), parameter: 'args' },
@@ -224,4 +328,5 @@ export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...DETACHED_CASES,
   ...MISMATCH_CASES,
   ...LIMIT_CASES,
+  ...HOSTILE_CASES,
 ];

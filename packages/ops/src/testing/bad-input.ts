@@ -5,6 +5,7 @@ import { verifyResult } from '../verify.js';
 import { BAD_INPUT_CASES, type OversizeCase } from './bad-input-cases.js';
 import { conv2dCase } from './cases.js';
 import { refusalProblem, type Refusal } from './refusal.js';
+import { describeUnusualInputs } from './unusual-inputs.js';
 
 export { BAD_INPUT_CASES } from './bad-input-cases.js';
 export type { BadInputCase, OversizeCase } from './bad-input-cases.js';
@@ -27,14 +28,17 @@ function register(backend: Backend, title: string, row: Refusal & { readonly eve
 }
 
 /**
- * Registers one test per bad-input row on `backend`, then one per `oversize` row (inputs larger
- * than this particular backend can hold; the backend supplies them).
+ * Registers one test per bad-input row on `backend`, the valid calls in unusual forms that must
+ * not be refused, then one per `oversize` row (inputs larger than this particular backend can
+ * hold; the backend supplies them).
  */
 export function describeBadInput(backend: Backend, options: { readonly oversize?: readonly OversizeCase[] } = {}): void {
   for (const c of BAD_INPUT_CASES) {
     const error = c.error ?? InvalidArgumentError;
-    register(backend, `${c.op}: ${c.what} → ${error.name} naming ${c.parameter}`, { ...c, error });
+    const naming = c.parameter === undefined ? '' : ` naming ${c.parameter}`;
+    register(backend, `${c.op}: ${c.what} → ${error.name}${naming}`, { ...c, error, parameter: c.parameter });
   }
+  describeUnusualInputs(backend);
   for (const c of options.oversize ?? []) {
     const naming = c.parameter === undefined ? '' : ` naming ${c.parameter}`;
     register(backend, `${c.op}: ${c.what} (larger than ${backend.name} holds) → ${c.error.name}${naming}`, { ...c, parameter: c.parameter });

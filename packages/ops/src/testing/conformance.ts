@@ -12,6 +12,7 @@ import type { ScanDtype } from '../scan/types.js';
 import { verifyResult } from '../verify.js';
 import { describeBadInput, type OversizeCase } from './bad-input.js';
 import { describeConcurrency } from './concurrency.js';
+import { describeHostileProperties } from './hostile-properties.js';
 import { assertProperty, propertySettings, type PropertySettings } from './property.js';
 import { describeSharedMemory } from './shared-memory.js';
 import {
@@ -100,6 +101,12 @@ export async function describeConformance(name: string, create: () => Backend | 
     const variantsToRun = (op: OpName): readonly string[] =>
       options.skipOps?.[op] !== undefined ? [] : backend.variants(op).filter((v) => options.skipVariants?.[`${op}/${v}`] === undefined);
     const scanDtypes = (options.scanDtypes ?? (['u32', 'i32', 'f32', 'f64'] as const)).filter((d) => d !== 'f64' || f64);
+    describe('hostile arguments', () =>
+      describeHostileProperties(
+        backend,
+        OP_NAMES.filter((op) => options.skipOps?.[op] === undefined),
+        props,
+      ));
     describe('shared memory', () => describeSharedMemory(backend, { variants: variantsToRun, scanDtypes }));
     describe('concurrency', () =>
       describeConcurrency(backend, { variants: variantsToRun, scanDtypes, ...(options.concurrentCalls === undefined ? {} : { calls: options.concurrentCalls }) }));
