@@ -184,7 +184,7 @@ describe('abort', () => {
     const ac = new AbortController();
     let bands = 0;
     const run = backend.conv2d(args, { out, signal: ac.signal, variant: 'rows' });
-    // Abort once some bands are surely done (they used to be copied into `out` right away).
+    // Abort once some bands are surely done: a call that copied finished bands into `out` early would fail here.
     const t = setInterval(() => {
       if (++bands === 3) ac.abort();
     }, 100);
