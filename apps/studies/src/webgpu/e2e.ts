@@ -1,8 +1,9 @@
 /**
  * WebGPU end to end against its host-copy floor, in one process: a floor probe (the fastest raw
- * upload and readback paths and host memcpy, same bytes) and, for each seed workload after a
- * warm-up, the median of `--reps` calls without timing (what a caller waits for: no clock
- * warm-up) with outputs faulted in by worker threads (the default) and with plain arrays, the
+ * upload and readback paths and host memcpy, same bytes) and, for each workload at the course
+ * reports' sizes (the `seed` workloads) after a warm-up, the median of `--reps` calls without
+ * timing (what a caller waits for: no clock warm-up) with outputs faulted in by worker threads
+ * (the default) and with plain arrays, the
  * medians of `--reps` timed calls' kernel, upload and readback, its floor (input bytes at the
  * staging upload speed + output bytes at the fresh- or reused-array readback speed) and, given
  * `--torch`, PyTorch's end to end for the same workload (benchmarks/scripts/pytorch-e2e.py).
@@ -20,7 +21,7 @@ import { Command, integer, machineInfo, oneOf, parseStudyArgs, writeTextFile } f
 
 const argv = parseStudyArgs<{ out: string; reps: number; probeMib: number; torch?: string; only?: string; adapter: AdapterKind }>(
   new Command('e2e')
-    .description('WebGPU end-to-end times of the seed workloads beside a host-copy floor probe (and PyTorch, given its results)')
+    .description('WebGPU end-to-end times at the course reports\' sizes (seed workloads) beside a host-copy floor probe (and PyTorch, given its results)')
     .requiredOption('--out <dir>', 'where webgpu-e2e.json and webgpu-e2e.md go')
     .option('--reps <n>', 'timed calls per workload after one warm-up', integer(), 5)
     .option('--probe-mib <n>', 'MiB each floor-probe transfer moves', integer(), 256)
@@ -162,7 +163,7 @@ interface Workload {
   readonly run: (b: Backend, timing: boolean) => Promise<{ timing?: { totalMs: number; kernelMs?: number; uploadMs?: number; readbackMs?: number } }>;
 }
 
-/** The seed workloads named in `only` (all without it); inputs are made only for those. */
+/** The course reports' workloads (`seed`) named in `only` (all without it); inputs are made only for those. */
 function workloads(only: readonly string[] | undefined): Workload[] {
   const list: Workload[] = [];
   const wanted = (id: string) => only === undefined || only.includes(id);
