@@ -3,9 +3,8 @@
  * upload and readback paths and host memcpy, same bytes) and, for each workload at the course
  * reports' sizes (the `seed` workloads) after a warm-up, the median of `--reps` calls without
  * timing (what a caller waits for: no clock warm-up) with outputs faulted in by worker threads
- * (the default) and with plain arrays, the
- * medians of `--reps` timed calls' kernel, upload and readback, its floor (input bytes at the
- * staging upload speed + output bytes at the fresh- or reused-array readback speed) and, given
+ * (the default) and with plain arrays, the medians of `--reps` timed calls' kernel, upload and
+ * readback, its floor (input bytes at the staging upload speed + output bytes at the fresh- or reused-array readback speed) and, given
  * `--torch`, PyTorch's end to end for the same workload (benchmarks/scripts/pytorch-e2e.py).
  *
  *   node apps/studies/dist/webgpu/e2e.js --out DIR [--reps 5] [--probe-mib 256] [--torch FILE] [--only id,id]
