@@ -65,11 +65,12 @@ export type { ScanWorkload } from './scan/workloads.js';
 
 // gridSearch
 export type { GridDim, GridPoints, GridSearchArgs, GridSearchProblem } from './grid-search/types.js';
-export { validateGridSearch } from './grid-search/validate.js';
+export { validateGridSearch, GRID_AXIS_VALUES_LIMIT, MAX_AXIS_POINTS, MAX_GRID_POINTS } from './grid-search/validate.js';
 export { gridAxisCount, gridAxisValues, gridPointPasses, PointSink } from './grid-search/shape.js';
 export { gridSearchReference } from './grid-search/reference.js';
-export { parseCs610Grid, parseCs610Disp, cs610Problem, readCs610Problem, formatCs610Results, formatLf } from './grid-search/cs610.js';
-export type { Cs610Constraints } from './grid-search/cs610.js';
+export { parseCs610Grid, parseCs610Disp, cs610Problem, readCs610Problem, formatCs610Results, formatLf, CS610_MAX_FILE_BYTES } from './grid-search/cs610.js';
+export type { Cs610Constraints, ReadCs610Options } from './grid-search/cs610.js';
+export { readFileChunks, readBoundedFile } from './bounded-read.js';
 export { GRID_SEARCH_WORKLOADS, CS610_GRID_PATH, CS610_DISP_PATH, CS610_DIMS, cs610Points, reduceGrid } from './grid-search/workloads.js';
 export type { GridSearchWorkload } from './grid-search/workloads.js';
 
