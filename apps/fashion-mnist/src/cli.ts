@@ -5,13 +5,15 @@
  *   node dist/cli.js --batch 1000 --backend auto
  *   node dist/cli.js --batch 1000 --compare     # every backend, same images, labels must agree
  */
+import { join } from 'node:path';
 import { Command, InvalidArgumentError as CommanderArgError, Option } from 'commander';
 import type { Backend } from '@kernelkit/ops';
-import { STDOUT, UsageError, configureProgram, optionalTarget, packageVersion, relaunchWithQuietNativeWarnings, runCli, writeTarget } from 'kernelkit/cli-kit';
+import { STDOUT, UsageError, checkOutputPaths, configureProgram, optionalTarget, packageVersion, relaunchWithQuietNativeWarnings, runCli, writeTarget } from 'kernelkit/cli-kit';
 import { BACKEND_CHOICES, openAll, openAuto, openBackend, type BackendChoice } from './backends.js';
 import { evaluate, type Evaluation } from './evaluate.js';
 import { readIdxPair } from './idx.js';
 import { readModel } from './model-format.js';
+import { MODEL_IMAGE } from './resize.js';
 import { MODEL_DIR, TEST_DATA_DIR, splitFiles } from './paths.js';
 import { evaluationJson, formatEvaluation } from './report.js';
 
@@ -105,9 +107,15 @@ async function main(): Promise<number> {
   const json = optionalTarget(jsonOption);
   const o: Options = { ...rest, batch: Number(batch), ...(json === undefined ? {} : { json }) };
   const files = splitFiles(o.data, 't10k');
-  const test = readIdxPair(files.images, files.labels);
+  // Before any work: a --json file that cannot be written, or that names an input, costs nothing.
+  if (json !== undefined) {
+    const data = [files.images, files.labels].map((path) => ({ option: '--data', path }));
+    const model = ['manifest.json', 'weights.bin'].map((name) => ({ option: '--model', path: join(o.model, name) }));
+    await checkOutputPaths([{ option: '--json', path: json }], [...data, ...model]);
+  }
+  const test = await readIdxPair(files.images, files.labels, { imageSize: MODEL_IMAGE });
   if (test.count < o.batch) throw new UsageError('--batch', `${files.images} holds only ${test.count} images, fewer than ${o.batch}`);
-  const { weights } = readModel(o.model);
+  const { weights } = await readModel(o.model);
   const chunk = Math.min(o.chunk ?? 1000, o.batch);
   const run = (b: Backend): Promise<Evaluation> => evaluate(b, weights, test, o.variant === undefined ? { count: o.batch, chunk } : { count: o.batch, chunk, variant: o.variant });
   if (o.compare) return (await compare(o, run)) ? 0 : 1;

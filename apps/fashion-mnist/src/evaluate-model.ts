@@ -11,9 +11,10 @@ import { evaluate } from './evaluate.js';
 import { readIdxPair, type LabelledImages } from './idx.js';
 import { readModel, writeModel } from './model-format.js';
 import { MODEL_DIR, TEST_DATA_DIR, splitFiles } from './paths.js';
+import { MODEL_IMAGE } from './resize.js';
 
 export async function recordKernelkitAccuracy(dir: string, test: LabelledImages): Promise<{ testAccuracy: number; testAccuracyFirst1000: number }> {
-  const { manifest, weights } = readModel(dir);
+  const { manifest, weights } = await readModel(dir);
   const backend = createCpuBackend();
   try {
     const e = await evaluate(backend, weights, test, { count: test.count, chunk: 1000 });
@@ -32,6 +33,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const i = process.argv.indexOf('--model');
   const dir = i > 0 ? (process.argv[i + 1] ?? MODEL_DIR) : MODEL_DIR;
   const files = splitFiles(TEST_DATA_DIR, 't10k');
-  const acc = await recordKernelkitAccuracy(dir, readIdxPair(files.images, files.labels));
+  const acc = await recordKernelkitAccuracy(dir, await readIdxPair(files.images, files.labels, { imageSize: MODEL_IMAGE }));
   console.log(`test accuracy ${acc.testAccuracy.toFixed(4)} (first 1000: ${acc.testAccuracyFirst1000.toFixed(4)}), written to ${dir}/manifest.json`);
 }

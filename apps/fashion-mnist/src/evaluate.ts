@@ -3,11 +3,11 @@
  * (a 10 000-image pass in one go would need ~1 GiB for conv1's output alone, more than a GPU
  * storage binding allows on the software adapters), and sums the per-layer times.
  */
-import { now } from '@kernelkit/core';
+import { InvalidArgumentError, now } from '@kernelkit/core';
 import type { LabelledImages } from './idx.js';
 import type { ModelWeights } from './model-format.js';
 import { forward, type ConvLayerBackend, type LayerTime } from './network.js';
-import { INPUT_SIZE, resizeBilinear } from './resize.js';
+import { IMAGE_SIZE, INPUT_SIZE, resizeBilinear } from './resize.js';
 
 export interface EvaluateOptions {
   readonly count: number;
@@ -39,6 +39,10 @@ const addTime = (a: LayerTime | undefined, b: LayerTime): LayerTime =>
   a === undefined ? b : { ms: a.ms + b.ms, kind: a.kind === 'kernel' && b.kind === 'kernel' ? 'kernel' : 'end-to-end' };
 
 export async function evaluate(backend: ConvLayerBackend, weights: ModelWeights, data: LabelledImages, o: EvaluateOptions): Promise<Evaluation> {
+  // The filter would stretch any size to 86×86, but the model only knows 28×28 Fashion-MNIST images.
+  if (data.rows !== IMAGE_SIZE || data.cols !== IMAGE_SIZE) throw new InvalidArgumentError('data', `images are ${data.rows}×${data.cols}; the model takes ${IMAGE_SIZE}×${IMAGE_SIZE}`);
+  if (!Number.isSafeInteger(o.count) || o.count < 0 || o.count > data.count) throw new InvalidArgumentError('count', `expected 0..${data.count} (the images in the data), got ${o.count}`);
+  if (!Number.isSafeInteger(o.chunk) || o.chunk < 1) throw new InvalidArgumentError('chunk', `expected an integer >= 1, got ${o.chunk}`);
   const start = now();
   const predictions = new Uint8Array(o.count);
   let conv1: LayerTime | undefined;

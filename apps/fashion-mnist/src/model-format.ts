@@ -7,9 +7,10 @@
  * fc1's input index `c·81 + y·9 + x` — the order src/network.ts flattens its `[16][9][9]` maps.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileFormatError } from '@kernelkit/core';
+import { readBoundedFile } from '@kernelkit/ops';
 
 export const TENSOR_SHAPES = {
   'conv1.weight': [4, 1, 7, 7],
@@ -79,17 +80,63 @@ export function writeModel(dir: string, weights: ModelWeights, extra: Pick<Manif
   return manifest;
 }
 
+/** A model's files are small (weights.bin is ~180 KB); past these the path names something else. */
+const MANIFEST_MAX_BYTES = 1024 * 1024;
+const WEIGHTS_MAX_BYTES = 64 * 1024 * 1024;
+
+const describe = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v) : typeof v === 'object' ? 'an object' : String(v));
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * Checks the parsed manifest's shape field by field, so a malformed one is a FileFormatError naming
+ * the file and the field, never a TypeError from a later read of a missing or wrong-typed field.
+ */
+export function parseManifest(json: unknown, file: string): Manifest {
+  const bad = (field: string, expected: string, got: unknown): never => {
+    throw new FileFormatError(file, `${field}: expected ${expected}, got ${describe(got)}`);
+  };
+  if (!isRecord(json)) return bad('the manifest', 'a JSON object', json);
+  const { format, weightsFile, byteOrder, sha256, tensors } = json;
+  if (format !== 'kernelkit-fashion-mnist-weights/1') bad('format', '"kernelkit-fashion-mnist-weights/1"', format);
+  // A plain file name in the model folder: a path could point the reader anywhere.
+  if (typeof weightsFile !== 'string' || weightsFile === '' || /[/\\]/.test(weightsFile) || weightsFile === '.' || weightsFile === '..') {
+    bad('weightsFile', 'the name of a file next to the manifest', weightsFile);
+  }
+  if (byteOrder !== 'little-endian') bad('byteOrder', '"little-endian"', byteOrder);
+  if (typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(sha256)) bad('sha256', '64 lowercase hex digits', sha256);
+  if (!Array.isArray(tensors)) return bad('tensors', 'an array', tensors);
+  const names = new Set<string>();
+  tensors.forEach((t: unknown, i) => {
+    const at = `tensors[${i}]`;
+    if (!isRecord(t)) return bad(at, 'an object', t);
+    if (typeof t['name'] !== 'string' || !Object.hasOwn(TENSOR_SHAPES, t['name'])) bad(`${at}.name`, `one of ${TENSOR_ORDER.join(', ')}`, t['name']);
+    const name = t['name'] as string;
+    if (names.has(name)) bad(`${at}.name`, 'each tensor once', name);
+    names.add(name);
+    const shape = t['shape'];
+    if (!Array.isArray(shape) || !shape.every(isCount)) bad(`${at}.shape`, 'an array of sizes', shape);
+    if (t['dtype'] !== 'float32') bad(`${at}.dtype`, '"float32"', t['dtype']);
+    if (!isCount(t['byteOffset'])) bad(`${at}.byteOffset`, 'an integer >= 0', t['byteOffset']);
+    if (!isCount(t['byteLength'])) bad(`${at}.byteLength`, 'an integer >= 0', t['byteLength']);
+    return undefined;
+  });
+  return json as unknown as Manifest;
+}
+
 /** Reads and verifies a model directory written by `writeModel`. */
-export function readModel(dir: string): { manifest: Manifest; weights: ModelWeights } {
+export async function readModel(dir: string): Promise<{ manifest: Manifest; weights: ModelWeights }> {
   const manifestFile = join(dir, 'manifest.json');
-  let manifest: Manifest;
+  const text = new TextDecoder().decode(await readBoundedFile(manifestFile, MANIFEST_MAX_BYTES, 'a model manifest (JSON)'));
+  let json: unknown;
   try {
-    manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
+    json = JSON.parse(text);
   } catch (err) {
     throw new FileFormatError(manifestFile, `not readable JSON: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
   }
+  const manifest = parseManifest(json, manifestFile);
   const binFile = join(dir, manifest.weightsFile);
-  const bin = readFileSync(binFile);
+  const bin = Buffer.from(await readBoundedFile(binFile, WEIGHTS_MAX_BYTES, 'a model weights file'));
   const digest = createHash('sha256').update(bin).digest('hex');
   if (digest !== manifest.sha256) throw new FileFormatError(binFile, `sha256 ${digest} does not match the manifest's ${manifest.sha256}`);
   const out: Partial<Record<TensorName, Float32Array>> = {};

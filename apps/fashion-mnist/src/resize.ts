@@ -10,6 +10,10 @@
 
 /** The ECE408 network's input side: the 28×28 images are upsampled to 86×86. */
 export const INPUT_SIZE = 86;
+/** The Fashion-MNIST image side the model was trained on; data of another size is refused, not resized to it. */
+export const IMAGE_SIZE = 28;
+/** readIdxPair's `imageSize` for data the model can classify. */
+export const MODEL_IMAGE = { rows: IMAGE_SIZE, cols: IMAGE_SIZE } as const;
 
 interface AxisTable {
   readonly lo: Int32Array;

@@ -19,7 +19,7 @@ import { readIdxPair, type LabelledImages } from './idx.js';
 import { writeModel, type ModelWeights } from './model-format.js';
 import { CLASSES, CONV1_MAPS, CONV2_MAPS, CONV2_OUT, HIDDEN, K, POOL1, POOL2, POOL2_OUT } from './network.js';
 import { MODEL_DIR, SYSTEM_DATA_DIR, TEST_DATA_DIR, splitFiles } from './paths.js';
-import { INPUT_SIZE, resizeBilinear } from './resize.js';
+import { INPUT_SIZE, MODEL_IMAGE, resizeBilinear } from './resize.js';
 import { mulberry32, shuffledIndices } from './rng.js';
 import { recordKernelkitAccuracy } from './evaluate-model.js';
 import { registerWasmConv2dBackpropFilter } from './tfjs-wasm-patch.js';
@@ -148,9 +148,9 @@ async function main(): Promise<void> {
   const tfBackend = await pickBackend(o.tfjsBackend);
   console.log(`tfjs backend: ${tfBackend.name} (${tfBackend.note})`);
   const trainFiles = splitFiles(o.data, 'train');
-  const train = readIdxPair(trainFiles.images, trainFiles.labels);
+  const train = await readIdxPair(trainFiles.images, trainFiles.labels, { imageSize: MODEL_IMAGE });
   const testFiles = splitFiles(TEST_DATA_DIR, 't10k');
-  const test = readIdxPair(testFiles.images, testFiles.labels);
+  const test = await readIdxPair(testFiles.images, testFiles.labels, { imageSize: MODEL_IMAGE });
   const n = o.limit === 0 ? train.count : Math.min(o.limit, train.count);
   console.log(`training on ${n} of ${train.count} images, ${o.epochs} epoch(s), batch ${o.batchSize}, Adam lr ${o.lr}, seed ${o.seed}`);
 

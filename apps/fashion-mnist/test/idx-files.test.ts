@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileFormatError } from '@kernelkit/core';
-import { IDX_IMAGES_MAGIC, IDX_LABELS_MAGIC, readIdxPair } from '../src/idx.js';
+import { IDX_IMAGES_MAGIC, IDX_LABELS_MAGIC, readIdxPair, type IdxImageOptions } from '../src/idx.js';
 
 /** An uncompressed IDX file: big-endian magic, one u32 per dimension, then the payload. */
 function idx(magic: number, dims: readonly number[], payload: readonly number[]): Buffer {
@@ -40,8 +40,9 @@ interface Case {
   /** Which file the error must name. */
   readonly blame: 'images' | 'labels';
   /** The byte offset the message must give, or the range it must lie in (where zlib notices damage). */
-  readonly offset: number | readonly [number, number];
+  readonly offset?: number | readonly [number, number];
   readonly reason: RegExp;
+  readonly options?: IdxImageOptions;
 }
 
 const CASES: readonly Case[] = [
@@ -65,14 +66,21 @@ const CASES: readonly Case[] = [
   { name: 'header cut after two of three sizes', images: gzipSync(idx(IDX_IMAGES_MAGIC, [3, 2], [])), blame: 'images', offset: 12, reason: /truncated header: 12 bytes, .*needs 16/ },
   // Header sizes that disagree with the payload.
   { name: 'images header claims more images', images: gzipSync(idx(IDX_IMAGES_MAGIC, [4, 2, 2], pixels(12))), blame: 'images', offset: 28, reason: /truncated payload: .*declares 4×2×2 = 16 bytes/ },
-  { name: 'images header claims 2^32-1 images', images: gzipSync(idx(IDX_IMAGES_MAGIC, [0xffffffff, 2, 2], pixels(12))), blame: 'images', offset: 28, reason: /truncated payload/ },
-  { name: 'images header claims fewer images', images: gzipSync(idx(IDX_IMAGES_MAGIC, [2, 2, 2], pixels(12))), blame: 'images', offset: 24, reason: /4 unexpected trailing byte\(s\) starting at byte offset 24/ },
+  { name: 'images header claims 2^32-1 images', images: gzipSync(idx(IDX_IMAGES_MAGIC, [0xffffffff, 2, 2], pixels(12))), blame: 'images', offset: 4, reason: /declares 4294967295×2×2 = 17179869180 bytes, more than the 268435456-byte limit for an IDX file/ },
+  { name: 'images header claims fewer images', images: gzipSync(idx(IDX_IMAGES_MAGIC, [2, 2, 2], pixels(12))), blame: 'images', offset: 24, reason: /unexpected trailing bytes starting at byte offset 24: the header declares 2×2×2 = 8 bytes/ },
   { name: 'images of zero rows', images: gzipSync(idx(IDX_IMAGES_MAGIC, [3, 0, 2], [])), blame: 'images', offset: 8, reason: /image size 0×2 at byte offset 8 is empty/ },
   { name: 'labels header claims more labels', labels: gzipSync(idx(IDX_LABELS_MAGIC, [5], [1, 2, 3])), blame: 'labels', offset: 11, reason: /truncated payload: .*declares 5 = 5 bytes/ },
-  { name: 'labels header claims fewer labels', labels: gzipSync(idx(IDX_LABELS_MAGIC, [2], [1, 2, 3])), blame: 'labels', offset: 10, reason: /1 unexpected trailing byte\(s\)/ },
+  { name: 'labels header claims fewer labels', labels: gzipSync(idx(IDX_LABELS_MAGIC, [2], [1, 2, 3])), blame: 'labels', offset: 10, reason: /unexpected trailing bytes starting at byte offset 10/ },
   { name: 'a label outside 0..9', labels: gzipSync(idx(IDX_LABELS_MAGIC, [3], [1, 2, 10])), blame: 'labels', offset: 10, reason: /label 10 at byte offset 10 \(item 2\) is not a class 0\.\.9/ },
   // Two consistent files that do not describe the same items.
   { name: 'fewer labels than images', labels: gzipSync(idx(IDX_LABELS_MAGIC, [2], [1, 2])), blame: 'labels', offset: 4, reason: /count mismatch: header at byte offset 4 declares 2 labels, but .*images\.gz declares 3 images/ },
+  // Decompression bombs: memory stays bounded by the header and the limit, whatever the stream inflates to.
+  { name: 'a bomb: 8 MiB of zeros behind a header declaring three 2×2 images', images: gzipSync(Buffer.concat([RAW_IMAGES, Buffer.alloc(8 << 20)])), blame: 'images', offset: 28, reason: /unexpected trailing bytes starting at byte offset 28/ },
+  { name: 'a header declaring more than the limit', images: gzipSync(idx(IDX_IMAGES_MAGIC, [1000, 28, 28], pixels(12))), blame: 'images', offset: 4, reason: /header at byte offset 4 declares 1000×28×28 = 784000 bytes, more than the 65536-byte limit/, options: { maxBytes: 65536 } },
+  { name: 'a compressed file over the limit', images: Buffer.concat([GOOD_IMAGES, Buffer.alloc(100)]), blame: 'images', reason: /is \d+ bytes, more than the 100-byte limit for a gzip-compressed IDX file/, options: { maxBytes: 100 } },
+  // Images the model cannot take: refused from the header, not classified.
+  { name: '1×1 images for a 28×28 model', images: gzipSync(idx(IDX_IMAGES_MAGIC, [3, 1, 1], pixels(3))), blame: 'images', offset: 8, reason: /image size 1×1 at byte offset 8: the model takes 28×28 images \(other sizes are refused, not resized\)/, options: { imageSize: { rows: 28, cols: 28 } } },
+  { name: '500×500 images for a 28×28 model', images: gzipSync(idx(IDX_IMAGES_MAGIC, [3, 500, 500], [])), blame: 'images', offset: 8, reason: /image size 500×500 at byte offset 8: the model takes 28×28/, options: { imageSize: { rows: 28, cols: 28 } } },
   { name: 'more labels than images', labels: gzipSync(idx(IDX_LABELS_MAGIC, [4], [1, 2, 3, 4])), blame: 'labels', offset: 4, reason: /declares 4 labels, but .* declares 3 images/ },
 ];
 
@@ -84,14 +92,13 @@ afterAll(async () => {
   if (dir !== '') await rm(dir, { recursive: true, force: true });
 });
 
-function rejection(fn: () => unknown): FileFormatError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof FileFormatError) return err;
-    throw new Error(`expected a FileFormatError, got ${String(err)}`, { cause: err });
-  }
-  throw new Error('expected a FileFormatError, but the files were accepted');
+async function rejection(p: Promise<unknown>): Promise<FileFormatError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (err instanceof FileFormatError) return err;
+  throw new Error(err === undefined ? 'expected a FileFormatError, but the files were accepted' : `expected a FileFormatError, got ${String(err)}`, { cause: err });
 }
 
 describe('malformed IDX files on disk', () => {
@@ -100,7 +107,7 @@ describe('malformed IDX files on disk', () => {
     const labels = join(dir, `${i}-labels.gz`);
     await writeFile(images, c.images ?? GOOD_IMAGES);
     await writeFile(labels, c.labels ?? GOOD_LABELS);
-    const e = rejection(() => readIdxPair(images, labels));
+    const e = await rejection(readIdxPair(images, labels, c.options));
     const blamed = c.blame === 'images' ? images : labels;
     expect(e.file).toBe(blamed);
     expect(e.message.startsWith(`${blamed}: `), e.message).toBe(true);
@@ -108,7 +115,7 @@ describe('malformed IDX files on disk', () => {
     const offsets = [...e.message.matchAll(/byte offset (\d+)/g)].map((m) => Number(m[1]));
     if (typeof c.offset === 'number') {
       expect(offsets, e.message).toContain(c.offset);
-    } else {
+    } else if (c.offset !== undefined) {
       const [lo, hi] = c.offset;
       expect(offsets.some((o) => o >= lo && o <= hi), `${e.message}: no byte offset in ${lo}..${hi}`).toBe(true);
     }
@@ -119,9 +126,19 @@ describe('malformed IDX files on disk', () => {
     const labels = join(dir, 'ok-labels.gz');
     await writeFile(images, GOOD_IMAGES);
     await writeFile(labels, GOOD_LABELS);
-    const t = readIdxPair(images, labels);
+    const t = await readIdxPair(images, labels);
     expect([t.count, t.rows, t.cols]).toEqual([3, 2, 2]);
     expect(Array.from(t.pixels)).toEqual(pixels(12));
     expect(Array.from(t.labels)).toEqual([1, 2, 3]);
+  });
+
+  it.each([
+    ['a folder', () => dir, 'is a folder, expected a gzip-compressed IDX file'],
+    ['/dev/zero', () => '/dev/zero', 'is a device or socket, not a file; expected a gzip-compressed IDX file'],
+  ])('%s as the images file is refused before it is read', async (_name, path, reason) => {
+    const labels = join(dir, 'labels-for-paths.gz');
+    await writeFile(labels, GOOD_LABELS);
+    const e = await rejection(readIdxPair(path(), labels));
+    expect(e.message).toBe(`${path()}: ${reason}`);
   });
 });

@@ -26,13 +26,13 @@ describe('forward pass chained on the GPU', () => {
   let input: Float32Array;
   beforeAll(async () => {
     gpu = await createWebGpuBackend({ adapter: 'software' });
-    const { test } = committed();
+    const { test } = await committed();
     input = resizeBilinear({ pixels: test.pixels, start: 40, count: batch, inH: 28, inW: 28, outH: INPUT_SIZE, outW: INPUT_SIZE });
   });
   afterAll(() => gpu?.dispose());
 
   it('equals the unchained pass on the same backend, reads back once and frees every handle', async () => {
-    const { weights } = committed();
+    const { weights } = await committed();
     const plain = await forward(gpu, weights, input, batch, undefined, { devicePool: false });
     expect(plain.gpuChain).toBeUndefined();
     expect(plain.chain).toMatch(/^not chained \(turned off\)/);
@@ -51,7 +51,7 @@ describe('forward pass chained on the GPU', () => {
   });
 
   it('a failing step disposes every handle made so far', async () => {
-    const { weights } = committed();
+    const { weights } = await committed();
     const before = outstanding(gpu);
     let pools = 0;
     const failing: typeof maxPoolDevice = async (h, shape) => {
@@ -64,7 +64,7 @@ describe('forward pass chained on the GPU', () => {
   });
 
   it('backends without device memory are not chained, and say why', async () => {
-    const { weights } = committed();
+    const { weights } = await committed();
     await using cpu = createCpuBackend();
     const r = await forward(cpu, weights, input.subarray(0, INPUT_SIZE * INPUT_SIZE), 1);
     expect(r.chain).toBe('not chained: cpu has no device memory; pools on the CPU');

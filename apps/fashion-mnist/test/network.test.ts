@@ -46,7 +46,7 @@ function referenceLogits(w: ModelWeights, input: Float32Array, batch: number): F
 
 describe('forward pass', () => {
   it('matches the f64 reference network on 4 test images', async () => {
-    const { test, weights } = committed();
+    const { test, weights } = await committed();
     const start = 17;
     const batch = 4;
     const input = resizeBilinear({ pixels: test.pixels, start, count: batch, inH: 28, inW: 28, outH: INPUT_SIZE, outW: INPUT_SIZE });

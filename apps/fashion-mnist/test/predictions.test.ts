@@ -17,7 +17,7 @@ async function run(name: 'cpu' | 'piscina', count: number): Promise<Evaluation |
     return `${name} did not start: ${errorReason(err)}`;
   }
   try {
-    const { test, weights } = committed();
+    const { test, weights } = await committed();
     return await evaluate(opened.backend, weights, test, { count, chunk: 500 });
   } finally {
     await opened.backend.dispose();
@@ -31,7 +31,7 @@ describe('committed model', () => {
     const r = await run('cpu', 1000);
     if (typeof r === 'string') throw new Error(r);
     cpu = r;
-    const { manifest } = committed();
+    const { manifest } = await committed();
     expect(manifest.testAccuracyFirst1000, 'manifest.testAccuracyFirst1000 (run node dist/evaluate-model.js)').toBeTypeOf('number');
     expect(r.accuracy).toBeGreaterThanOrEqual((manifest.testAccuracyFirst1000 ?? 1) - 0.001);
   }, 300_000);
@@ -51,6 +51,6 @@ describe('committed model', () => {
   it.skipIf(!FULL)('reaches the manifest accuracy on all 10 000 test images (FASHION_MNIST_FULL=1; ~5 min on cpu)', async () => {
     const r = await run('cpu', 10000);
     if (typeof r === 'string') throw new Error(r);
-    expect(r.accuracy).toBeGreaterThanOrEqual(committed().manifest.testAccuracy - 0.001);
+    expect(r.accuracy).toBeGreaterThanOrEqual((await committed()).manifest.testAccuracy - 0.001);
   }, 1_200_000);
 });
