@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { runDoctor } from './doctor.js';
 import { formatDoctor } from './doctor-format.js';
 import { gridSearchCommand, type GridSearchCliOptions } from './cli/grid-search.js';
+import { calibrateCommand, type CalibrateCliOptions } from './cli/calibrate.js';
 import { STDOUT, configureProgram, optionalTarget, packageVersion, parseChoice, parseIntOption, relaunchWithQuietNativeWarnings, runCli, writeTarget } from './cli-kit.js';
 import { ADAPTER_KINDS, type AdapterKind } from './names.js';
 
@@ -28,6 +29,17 @@ function buildProgram(): Command {
       if (json === undefined) process.stdout.write(formatDoctor(report));
       else await writeTarget(json, JSON.stringify(report, null, 2) + '\n');
     });
+
+  program
+    .command('calibrate')
+    .description("measures every op on every backend that starts here and saves the model auto-routing predicts with")
+    .option('--budget <seconds>', 'time limit; what is left out is reported', '25')
+    .option('--cache <file>', 'calibration cache file (default: KERNELKIT_CALIBRATION_CACHE, else ~/.cache/kernelkit/calibration.json)')
+    .option('--threads <n>', 'Piscina worker count')
+    .option('--adapter <kind>', `WebGPU adapter kind (${ADAPTER_KINDS.join('|')})`)
+    .option('--json [file]', `write the model as JSON to <file>; with no file or '${STDOUT}', to stdout (instead of the text table)`)
+    .option('--no-progress', 'no progress line even on a terminal')
+    .action((o: CalibrateCliOptions) => calibrateCommand(o));
 
   program
     .command('grid-search')

@@ -1,5 +1,6 @@
 import type { AdapterInfo } from '@kernelkit/ops';
 import type { DoctorReport } from './doctor.js';
+import { formatCostModel } from './router/bands.js';
 
 /** Limits worth a line in the doctor output: the ones kernels size their tiles and buffers by. */
 const KEY_LIMITS = [
@@ -59,8 +60,13 @@ export function formatDoctor(r: DoctorReport): string {
   else lines.push(`gpu.js modes: errored: ${r.gpujsModes.message}`);
   lines.push(`gl (headless-gl): ${r.gl.status === 'ok' ? `loads${r.gl.value.version ? ` (v${r.gl.value.version})` : ''}, ${r.gl.value.context ? 'creates a context' : 'cannot create a context (no GL driver/display)'}` : `does not load: ${r.gl.message.split('\n')[0]}`}`);
   lines.push('');
+  if (r.calibration.status === 'ok') {
+    lines.push(`calibration (${r.calibration.value.path}):`);
+    if (r.calibration.value.note !== undefined) lines.push(`  ${r.calibration.value.note}`);
+    lines.push(...formatCostModel(r.calibration.value.model), '');
+  } else lines.push(`calibration: errored: ${r.calibration.message}`, '');
   if (r.autoSelection.status === 'ok') {
-    lines.push(`auto-selection picks: ${r.autoSelection.selected}`);
+    lines.push(`auto-selection picks: ${r.autoSelection.selected} (with route: 'fixed'; auto-routing's fallback for an op with no prediction)`);
     for (const s of r.autoSelection.skipped) lines.push(`  skipped ${s.backend}: ${s.reason}`);
   } else lines.push(`auto-selection failed: ${r.autoSelection.message}`);
   return lines.join('\n') + '\n';

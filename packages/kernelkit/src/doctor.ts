@@ -7,6 +7,10 @@ import type { WebGpuProbe } from '@kernelkit/webgpu';
 import { BACKEND_PACKAGES, defaultLoaders, notInstalledReason, type BackendLoaders } from './loaders.js';
 import { BACKEND_NAMES } from './names.js';
 import { resolveBackend, type ResolveOptions } from './resolve.js';
+import { cachedBackend, defaultCalibrationPath, machineIdentity, readCalibrationCache } from './router/cache.js';
+import { allBands, type Band } from './router/bands.js';
+import type { BackendCost, CostModel } from './router/cost-model.js';
+import { autoCandidates, backendKey } from './router/keys.js';
 
 export type BackendStatus =
   | { readonly backend: BackendName; readonly status: 'available'; readonly info: BackendInfo; readonly variants: Readonly<Record<OpName, readonly string[]>>; readonly startMs: number }
@@ -20,6 +24,8 @@ export interface DoctorReport {
   readonly webgpuProbe: Probe<WebGpuProbe>;
   readonly gpujsModes: Probe<Readonly<Record<GpujsMode, ModeProbe>>>;
   readonly gl: Probe<{ readonly version: string | undefined; readonly context: boolean }>;
+  /** The calibration cache's model for this machine and these backends, and what auto-routing picks from it. */
+  readonly calibration: Probe<{ readonly path: string; readonly note?: string; readonly model: CostModel; readonly bands: Readonly<Record<OpName, readonly Band[]>> }>;
   readonly autoSelection:
     | { readonly status: 'ok'; readonly selected: BackendName; readonly skipped: readonly BackendFailure[] }
     | { readonly status: 'errored'; readonly message: string };
@@ -76,7 +82,20 @@ function loadGl(): { version: string | undefined; context: boolean } {
   return { version, context: ctx !== null && ctx !== undefined };
 }
 
-export async function runDoctor(options: ResolveOptions = {}, loaders: BackendLoaders = defaultLoaders): Promise<DoctorReport> {
+/** Reads the model auto-routing would use here; doctor measures nothing (that is `kernelkit calibrate`). */
+async function cachedModel(options: ResolveOptions, loaders: BackendLoaders, cachePath: string): Promise<{ path: string; note?: string; model: CostModel; bands: Record<OpName, Band[]> }> {
+  const { file, note } = await readCalibrationCache(cachePath);
+  const backends: Partial<Record<BackendName, BackendCost>> = {};
+  for (const c of autoCandidates(options.threads, options.adapter)) {
+    const k = await backendKey(c, loaders);
+    const cost = 'key' in k ? cachedBackend(file, machineIdentity(), k.key) : undefined;
+    if (cost !== undefined) backends[c.name] = cost;
+  }
+  const model: CostModel = { backends };
+  return { path: cachePath, ...(note === undefined ? {} : { note }), model, bands: allBands(model) };
+}
+
+export async function runDoctor(options: ResolveOptions = {}, loaders: BackendLoaders = defaultLoaders, cachePath: string = defaultCalibrationPath()): Promise<DoctorReport> {
   const cpus = os.cpus();
   const machine = {
     cpu: cpus[0]?.model.trim() ?? 'unknown',
@@ -111,5 +130,6 @@ export async function runDoctor(options: ResolveOptions = {}, loaders: BackendLo
   } catch (err) {
     autoSelection = { status: 'errored', message: message(err) };
   }
-  return { machine, backends, webgpuProbe, gpujsModes, gl, autoSelection };
+  const calibration = await probe(() => cachedModel(options, loaders, cachePath));
+  return { machine, backends, webgpuProbe, gpujsModes, gl, calibration, autoSelection };
 }

@@ -1,5 +1,9 @@
 export { createKernels } from './kernels.js';
-export type { CreateKernelsOptions, Kernels } from './kernels.js';
+export type { CreateKernelsOptions, Kernels, RouteMode, RoutedResult, CalibrateKernelsOptions } from './kernels.js';
+export type { RouteInfo, CalibrationReport } from './router/router.js';
+export type { CostModel, BackendCost, OpCost, TimeFit, TransferFit, CalibrationSample, CallShape, InputPlace } from './router/cost-model.js';
+export type { CalibrationProgress } from './router/calibrate.js';
+export { CALIBRATION_FORMAT_VERSION, CALIBRATION_CACHE_ENV, defaultCalibrationPath } from './router/cache.js';
 export { resolveBackend, readResolveOptions } from './resolve.js';
 export type { ResolveOptions, ResolveContext, Resolved } from './resolve.js';
 export { defaultLoaders, BACKEND_PACKAGES, notInstalledReason } from './loaders.js';

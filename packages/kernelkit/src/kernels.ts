@@ -1,51 +1,172 @@
 import type { BackendFailure } from '@kernelkit/core';
-import { InvalidArgumentError } from '@kernelkit/core';
-import type { Backend, BackendName, OpName, RunOptions } from '@kernelkit/ops';
-import type { BackendLoaders } from './loaders.js';
-import { resolveBackend, type ResolveOptions } from './resolve.js';
+import { InvalidArgumentError, UnsupportedError, assertInteger } from '@kernelkit/core';
+import { OP_NAMES } from '@kernelkit/ops';
+import type {
+  ArrayOutput, Backend, BackendName, Conv2dArgs, ConvLayerArgs, DeviceArray, GridPoints, GridSearchArgs, OpName, Result, ResultData, RunOptions, ScanArgs, ScanArray, Stencil3dArgs, WithDeviceInput,
+} from '@kernelkit/ops';
+import { defaultLoaders, type BackendLoaders } from './loaders.js';
+import { SOFTWARE_ADAPTER_REASON } from './names.js';
+import { autoCandidates } from './router/keys.js';
+import { readResolveOptions, resolveBackend, type ResolveOptions } from './resolve.js';
+import type { CostModel } from './router/cost-model.js';
+import type { CalibrationProgress } from './router/calibrate.js';
+import { Router, type CalibrationReport, type RouteInfo } from './router/router.js';
+
+export type RouteMode = 'auto' | 'fixed';
+const ROUTE_MODES: readonly RouteMode[] = ['auto', 'fixed'];
 
 export interface CreateKernelsOptions extends ResolveOptions {
   /** Default variant for every op whose backend has a variant of this name; others keep their default. */
   readonly variant?: string;
+  /**
+   * 'auto' (the default): each call runs on the backend predicted fastest end to end for its op,
+   * size and input location, from a per-machine calibration. 'fixed': one backend for every
+   * call, chosen as `backend` / `backends` / KERNELKIT_BACKEND say (any of those implies 'fixed').
+   */
+  readonly route?: RouteMode;
+  /** Calibration cache file; default KERNELKIT_CALIBRATION_CACHE, else ~/.cache/kernelkit/calibration.json. */
+  readonly calibrationCache?: string;
+  /** Limit on the calibration an op's first auto-routed call runs when the cache has none; default 10 000 ms. */
+  readonly calibrationBudgetMs?: number;
+  /** Route by this model instead of the cache and calibration. */
+  readonly costModel?: CostModel;
 }
+
+export interface CalibrateKernelsOptions {
+  readonly ops?: readonly OpName[];
+  /** Default 25 000 ms: calibration stops when it is spent and fits what it measured. */
+  readonly budgetMs?: number;
+  /** Re-measure even what the cache has. */
+  readonly force?: boolean;
+  readonly onProgress?: (p: CalibrationProgress) => void;
+}
+
+/** A Result that says where it ran and why. */
+export type RoutedResult<D> = Result<D> & { readonly route: RouteInfo };
 
 export interface Kernels extends Backend {
+  readonly route: RouteMode;
+  /** 'fixed': the backend doing every call. 'auto': the default backend, used for an op no prediction covers. */
   readonly selected: BackendName;
+  /** Backends passed over (at creation, and in 'auto' those that later failed to start), with the reason. */
   readonly skipped: readonly BackendFailure[];
-  /** The backend doing the work. */
+  /** The backend `selected` names. */
   readonly backend: Backend;
+  /** Backends running now ('auto' starts one on the first call routed to it). */
+  started(): Promise<readonly BackendName[]>;
+  /** 'auto': the model routing uses (what the cache and calibration have given so far). */
+  readonly costModel: CostModel | undefined;
+  /**
+   * 'auto': measures the ops (default all) on every candidate backend that the cache has no
+   * fit for (`force`: on all), starting them, and saves the model. Rejects in 'fixed' mode.
+   */
+  calibrate(options?: CalibrateKernelsOptions): Promise<CalibrationReport>;
+  conv2d<R extends RunOptions<Float32Array> = ArrayOutput>(args: WithDeviceInput<Conv2dArgs>, options?: R): Promise<RoutedResult<ResultData<R, Float32Array>>>;
+  stencil3d<T extends Float32Array | Float64Array, R extends RunOptions<T> = ArrayOutput>(
+    args: Omit<Stencil3dArgs, 'input'> & { readonly input: T | DeviceArray<T> },
+    options?: R,
+  ): Promise<RoutedResult<ResultData<R, T>>>;
+  scan<T extends ScanArray, R extends RunOptions<T> = ArrayOutput>(args: WithDeviceInput<ScanArgs<T>>, options?: R): Promise<RoutedResult<ResultData<R, T>>>;
+  gridSearch(args: GridSearchArgs, options?: RunOptions<never> & ArrayOutput): Promise<RoutedResult<GridPoints>>;
+  convLayer<R extends RunOptions<Float32Array> = ArrayOutput>(args: WithDeviceInput<ConvLayerArgs>, options?: R): Promise<RoutedResult<ResultData<R, Float32Array>>>;
 }
 
-/** Adds the default variant to the caller's options when the backend has it for `op`. */
-function withVariant<O extends RunOptions<unknown>>(b: Backend, op: OpName, variant: string | undefined, options: O | undefined): O | undefined {
-  if (variant === undefined || options?.variant !== undefined || !b.variants(op).includes(variant)) return options;
-  return { ...options, variant } as O;
-}
+type AnyCall = (op: OpName, args: unknown, options: Record<string, unknown> | undefined) => Promise<RoutedResult<unknown>>;
 
-/** The best backend that starts, with every op delegated to it. */
-export async function createKernels(options: CreateKernelsOptions = {}, loaders?: BackendLoaders): Promise<Kernels> {
+function readOptions(options: CreateKernelsOptions, env: NodeJS.ProcessEnv): RouteMode {
   if (options.variant !== undefined && (typeof options.variant !== 'string' || options.variant === '')) {
     throw new InvalidArgumentError('options.variant', `expected a non-empty string, got ${JSON.stringify(options.variant)}`);
   }
-  const { backend: b, selected, skipped } = await resolveBackend(options, loaders === undefined ? {} : { loaders });
-  const v = options.variant;
-  const kernels: Kernels = {
+  if (options.route !== undefined && !ROUTE_MODES.includes(options.route)) {
+    throw new InvalidArgumentError('options.route', `expected one of ${ROUTE_MODES.join(', ')}, got ${JSON.stringify(options.route)}`);
+  }
+  if (options.calibrationBudgetMs !== undefined) assertInteger(options.calibrationBudgetMs, 'options.calibrationBudgetMs', 0, 600_000);
+  if (options.calibrationCache !== undefined && (typeof options.calibrationCache !== 'string' || options.calibrationCache === '')) {
+    throw new InvalidArgumentError('options.calibrationCache', `expected a file path, got ${JSON.stringify(options.calibrationCache)}`);
+  }
+  const { forced } = readResolveOptions(options, env);
+  const oneBackend = options.backend !== undefined || options.backends !== undefined;
+  if (options.route === 'auto' && oneBackend) {
+    throw new InvalidArgumentError('options.route', "'auto' picks among the backends itself: leave out backend/backends, or use route: 'fixed'");
+  }
+  return options.route ?? (oneBackend || forced !== undefined ? 'fixed' : 'auto');
+}
+
+function kernelsOf(mode: RouteMode, b: Backend, selected: BackendName, skipped: readonly BackendFailure[], call: AnyCall, rest: Pick<Kernels, 'started' | 'variants' | 'dispose' | 'calibrate'> & { costModel: () => CostModel | undefined }): Kernels {
+  const k = {
     name: b.name,
     info: b.info,
+    route: mode,
     selected,
     skipped,
     backend: b,
     get disposed() {
       return b.disposed;
     },
-    conv2d: (a, o) => b.conv2d(a, withVariant(b, 'conv2d', v, o)),
-    stencil3d: (a, o) => b.stencil3d(a, withVariant(b, 'stencil3d', v, o)),
-    scan: (a, o) => b.scan(a, withVariant(b, 'scan', v, o)),
-    gridSearch: (a, o) => b.gridSearch(a, withVariant(b, 'gridSearch', v, o)),
-    convLayer: (a, o) => b.convLayer(a, withVariant(b, 'convLayer', v, o)),
-    variants: (op) => b.variants(op),
-    dispose: () => b.dispose(),
-    [Symbol.asyncDispose]: () => b.dispose(),
+    get costModel() {
+      return rest.costModel();
+    },
+    conv2d: (a: unknown, o?: Record<string, unknown>) => call('conv2d', a, o),
+    stencil3d: (a: unknown, o?: Record<string, unknown>) => call('stencil3d', a, o),
+    scan: (a: unknown, o?: Record<string, unknown>) => call('scan', a, o),
+    gridSearch: (a: unknown, o?: Record<string, unknown>) => call('gridSearch', a, o),
+    convLayer: (a: unknown, o?: Record<string, unknown>) => call('convLayer', a, o),
+    started: rest.started,
+    calibrate: rest.calibrate,
+    variants: rest.variants,
+    dispose: rest.dispose,
+    [Symbol.asyncDispose]: rest.dispose,
   };
-  return kernels;
+  return k as unknown as Kernels;
+}
+
+/**
+ * Kernels over the backends that start here. By default each call is routed to the backend
+ * predicted fastest for it (see `route`); with `backend`, `backends`, KERNELKIT_BACKEND or
+ * `route: 'fixed'`, one backend does every call, chosen as `resolveBackend` chooses.
+ */
+export async function createKernels(options: CreateKernelsOptions = {}, loaders: BackendLoaders = defaultLoaders, env: NodeJS.ProcessEnv = process.env): Promise<Kernels> {
+  const mode = readOptions(options, env);
+  const { threads, adapter } = readResolveOptions(options, env);
+  // Also in 'auto': the backend today's order picks is the default for ops without a prediction,
+  // and starting it here keeps the promise that a Kernels object has a working backend.
+  const t0 = performance.now();
+  const { backend: b, selected, skipped } = await resolveBackend(options, { loaders, env });
+  const fallbackStartMs = performance.now() - t0;
+  const v = options.variant;
+
+  if (mode === 'fixed') {
+    const call: AnyCall = async (op, a, o) => {
+      const variant = v !== undefined && o?.['variant'] === undefined && b.variants(op).includes(v) ? v : undefined;
+      const run = b[op] as unknown as (a: unknown, o: unknown) => Promise<Result<unknown>>;
+      const r = await run.call(b, a, variant === undefined ? o : { ...o, variant });
+      return { ...r, route: { mode: 'fixed', backend: b.name, variant: r.variant, reason: `one backend for every call (${selected})` } };
+    };
+    return kernelsOf(mode, b, selected, skipped, call, {
+      started: async () => [selected],
+      variants: (op) => b.variants(op),
+      dispose: () => b.dispose(),
+      costModel: () => undefined,
+      calibrate: () => Promise.reject(new UnsupportedError("calibration is for route: 'auto'; these kernels use one backend", 'route')),
+    });
+  }
+
+  const router = new Router({
+    candidates: autoCandidates(threads, adapter),
+    loaders,
+    fallback: { name: selected, backend: b, startMs: fallbackStartMs },
+    ...(options.costModel === undefined ? {} : { costModel: options.costModel }),
+    ...(options.calibrationCache === undefined ? {} : { cachePath: options.calibrationCache }),
+    ...(options.calibrationBudgetMs === undefined ? {} : { calibrationBudgetMs: options.calibrationBudgetMs }),
+  });
+  const allSkipped = router.skipped;
+  // A software adapter is a candidate here (calibration decides), not a reason to skip WebGPU.
+  allSkipped.push(...skipped.filter((s) => s.reason !== SOFTWARE_ADAPTER_REASON));
+  return kernelsOf(mode, b, selected, allSkipped, (op, a, o) => router.run(op, a, o, v), {
+    started: () => router.startedNames(),
+    variants: (op) => router.variants(op),
+    dispose: () => router.dispose(),
+    costModel: () => router.costModel,
+    calibrate: (c = {}) => router.calibrate({ ops: c.ops ?? OP_NAMES, budgetMs: c.budgetMs ?? 25_000, force: c.force ?? false, ...(c.onProgress ? { onProgress: c.onProgress } : {}) }),
+  });
 }

@@ -13,5 +13,6 @@ export const DEFAULT_ORDER = ['webgpu', 'piscina', 'cpu'] as const satisfies rea
 const ADAPTER_KIND_SET: Readonly<Record<AdapterKind, true>> = { hardware: true, software: true, any: true };
 export const ADAPTER_KINDS: readonly AdapterKind[] = Object.keys(ADAPTER_KIND_SET) as AdapterKind[];
 
+/** Why route: 'fixed' passes over a software adapter; auto-routing sends it the calls calibration says it wins. */
 export const SOFTWARE_ADAPTER_REASON =
-  'software adapter (llvmpipe): slower than the worker pool; force with KERNELKIT_BACKEND=webgpu KERNELKIT_ADAPTER=software';
+  "software adapter (llvmpipe): not a fixed default (auto-routing uses it where calibration shows it wins); force with KERNELKIT_BACKEND=webgpu KERNELKIT_ADAPTER=software";

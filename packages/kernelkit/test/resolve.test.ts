@@ -136,7 +136,7 @@ describe('createKernels', () => {
     const { loaders } = fakeLoaders({ piscina: { ok: false, reason: 'nope' }, cpu: { ok: true } }, { available: false, reason: 'none' });
     const prev = process.env['KERNELKIT_BACKEND'];
     delete process.env['KERNELKIT_BACKEND'];
-    const k = await createKernels({ variant: 'naive' }, loaders);
+    const k = await createKernels({ variant: 'naive', route: 'fixed' }, loaders);
     if (prev !== undefined) process.env['KERNELKIT_BACKEND'] = prev;
     expect(k.selected).toBe('cpu');
     expect(k.skipped.map((s) => s.backend)).toEqual(['webgpu', 'piscina']);

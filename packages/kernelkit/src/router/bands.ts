@@ -1,0 +1,77 @@
+import { OP_NAMES, type BackendName, type OpName } from '@kernelkit/ops';
+import { opCostOf, predictMs, type CallShape, type CostModel } from './cost-model.js';
+
+/** What `work` counts per op (from @kernelkit/ops), for tables. */
+export const WORK_UNITS: Readonly<Record<OpName, string>> = {
+  conv2d: 'multiply-adds',
+  stencil3d: 'point updates',
+  scan: 'bytes moved',
+  gridSearch: 'grid points',
+  convLayer: 'multiply-adds',
+};
+
+/** Stencil calls in the bands table are taken to run this many steps (the other ops make one pass). */
+export const BAND_STENCIL_STEPS = 10;
+
+export interface Band {
+  /** Work from (inclusive); the last band runs to the end of the sweep. */
+  readonly fromWork: number;
+  readonly backend: BackendName;
+  readonly variant: string;
+}
+
+/** Which backend the model picks for host-array calls of `op` as work grows (every backend already started), from 1e3 to 1e11. */
+export function routingBands(model: CostModel, op: OpName): Band[] {
+  const bands: Band[] = [];
+  for (let e = 3; e <= 11; e += 0.25) {
+    const work = 10 ** e;
+    const shape: CallShape = { op, work, passes: op === 'stencil3d' ? BAND_STENCIL_STEPS : 1, inputBytes: 0, outputBytes: 0, input: { kind: 'host' }, output: 'array' };
+    let best: Band | undefined;
+    let bestMs = Infinity;
+    for (const [name, cost] of Object.entries(model.backends) as [BackendName, NonNullable<CostModel['backends'][BackendName]>][]) {
+      const v = cost.variants[op]?.[0];
+      const fit = v === undefined ? undefined : opCostOf(cost, op, v);
+      if (v === undefined || fit === undefined) continue;
+      const ms = predictMs(model, name, cost, fit.cost.fit, shape, true);
+      if (ms < bestMs) [best, bestMs] = [{ fromWork: work, backend: name, variant: v }, ms];
+    }
+    if (best === undefined) continue;
+    const last = bands[bands.length - 1];
+    if (last === undefined || last.backend !== best.backend || last.variant !== best.variant) bands.push(best);
+  }
+  return bands;
+}
+
+export const allBands = (model: CostModel): Record<OpName, Band[]> => Object.fromEntries(OP_NAMES.map((op) => [op, routingBands(model, op)])) as Record<OpName, Band[]>;
+
+const num = (x: number): string => x.toExponential(1);
+
+/** The calibration table and the picks per op and size band, as text lines. */
+export function formatCostModel(model: CostModel): string[] {
+  const lines: string[] = [];
+  const entries = Object.entries(model.backends) as [BackendName, NonNullable<CostModel['backends'][BackendName]>][];
+  if (entries.length === 0) return ['  (no calibration for this machine: run `kernelkit calibrate`, or it runs on the first auto-routed call)'];
+  for (const [name, c] of entries) {
+    const gbps = (msPerByte: number) => (msPerByte > 0 ? `${(1e-6 / msPerByte).toFixed(2)} GB/s` : 'free');
+    lines.push(`  ${name.padEnd(8)} ${c.key}: start ${c.startMs.toFixed(0)} ms, upload ${gbps(c.upload.msPerByte)}, download ${gbps(c.download.msPerByte)}`);
+    for (const op of OP_NAMES) {
+      const byVariant = c.ops[op];
+      if (byVariant === undefined) continue;
+      const fits = Object.entries(byVariant);
+      if (fits.length === 0) lines.push(`           ${op.padEnd(10)} not measured (too slow for the calibration budget)`);
+      for (const [v, f] of fits) {
+        const rate = f.fit.msPerWork > 0 ? `${num(1000 / f.fit.msPerWork)} ${WORK_UNITS[op]}/s` : 'no per-work cost measured';
+        const pass = f.fit.msPerPass > 0 ? ` + ${f.fit.msPerPass.toFixed(2)} ms/step` : '';
+        lines.push(`           ${op.padEnd(10)} ${v}: ${f.fit.fixedMs.toFixed(2)} ms + ${rate}${pass} (${f.samples.length} samples)`);
+      }
+    }
+  }
+  lines.push('', `  picks (host arrays, backends running; stencil at ${BAND_STENCIL_STEPS} steps):`);
+  for (const op of OP_NAMES) {
+    const bands = routingBands(model, op);
+    if (bands.length === 0) continue;
+    const text = bands.map((b, i) => `${i === 0 ? '' : `from ${num(b.fromWork)}: `}${b.backend}/${b.variant}`).join('; ');
+    lines.push(`    ${op.padEnd(10)} ${text}   (${WORK_UNITS[op]})`);
+  }
+  return lines;
+}

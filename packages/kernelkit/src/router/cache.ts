@@ -1,0 +1,149 @@
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { OP_NAMES } from '@kernelkit/ops';
+import type { BackendCost } from './cost-model.js';
+
+/** Bumped when the file's shape or the calibration sizes change: older files are re-measured. */
+export const CALIBRATION_FORMAT_VERSION = 1;
+export const CALIBRATION_CACHE_ENV = 'KERNELKIT_CALIBRATION_CACHE';
+
+/** What makes timings from one machine useless on another. */
+export interface MachineIdentity {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memoryGiB: number;
+  readonly node: string;
+}
+
+export function machineIdentity(): MachineIdentity {
+  const cpus = os.cpus();
+  return { cpu: cpus[0]?.model.trim() ?? 'unknown', cores: cpus.length, memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, node: process.version };
+}
+
+export const machineKey = (m: MachineIdentity): string => `${m.cpu} | ${m.cores} cores | ${m.memoryGiB} GiB | Node ${m.node}`;
+
+/** `KERNELKIT_CALIBRATION_CACHE`, else `$XDG_CACHE_HOME/kernelkit/calibration.json`, else `~/.cache/kernelkit/calibration.json`. */
+export function defaultCalibrationPath(env: NodeJS.ProcessEnv = process.env): string {
+  const own = env[CALIBRATION_CACHE_ENV];
+  if (own !== undefined && own !== '') return own;
+  const xdg = env['XDG_CACHE_HOME'];
+  return join(xdg !== undefined && xdg !== '' ? xdg : join(os.homedir(), '.cache'), 'kernelkit', 'calibration.json');
+}
+
+export interface CalibrationFile {
+  readonly version: number;
+  /** Keyed by `machineKey`; each machine's backends keyed by `BackendCost.key` (backend + adapter or workers). */
+  readonly machines: Readonly<Record<string, { readonly machine: MachineIdentity; readonly backends: Readonly<Record<string, BackendCost>> }>>;
+}
+
+export interface CacheRead {
+  readonly file: CalibrationFile;
+  /** Why the file was not used, when it was there but not usable. */
+  readonly note?: string;
+}
+
+const empty = (): CalibrationFile => ({ version: CALIBRATION_FORMAT_VERSION, machines: {} });
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isFit = (v: unknown, keys: readonly string[]): boolean => isObject(v) && keys.every((k) => typeof v[k] === 'number' && Number.isFinite(v[k]) && (v[k] as number) >= 0);
+
+/** Only entries a prediction can trust survive: finite, non-negative numbers where numbers belong. */
+function isBackendCost(v: unknown): v is BackendCost {
+  if (!isObject(v) || typeof v['key'] !== 'string' || typeof v['startMs'] !== 'number' || !Number.isFinite(v['startMs'])) return false;
+  if (!isFit(v['upload'], ['fixedMs', 'msPerByte']) || !isFit(v['download'], ['fixedMs', 'msPerByte'])) return false;
+  if (!isObject(v['variants']) || !isObject(v['ops'])) return false;
+  return Object.entries(v['ops']).every(
+    ([op, byVariant]) =>
+      (OP_NAMES as readonly string[]).includes(op) && isObject(byVariant) && Object.values(byVariant).every((c) => isObject(c) && isFit(c['fit'], ['fixedMs', 'msPerWork', 'msPerPass']) && Array.isArray(c['samples'])),
+  );
+}
+
+const warned = new Set<string>();
+
+/** One process warning per file: a broken cache is worth knowing about, not worth repeating. */
+function warnOnce(path: string, text: string): void {
+  if (warned.has(path)) return;
+  warned.add(path);
+  process.emitWarning(text, { code: 'KERNELKIT_CALIBRATION_CACHE' });
+}
+
+/**
+ * Reads the cache. Missing: empty, no note. Another format version: empty with a note (it is
+ * re-measured and overwritten). Corrupt: empty with a note and one process warning. Never throws.
+ */
+export async function readCalibrationCache(path: string): Promise<CacheRead> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { file: empty() };
+    const note = `calibration cache ${path} ignored: ${(e as Error).message}`;
+    warnOnce(path, note);
+    return { file: empty(), note };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    const note = `calibration cache ${path} ignored: not JSON (${(e as Error).message}); it will be re-measured`;
+    warnOnce(path, note);
+    return { file: empty(), note };
+  }
+  if (isObject(json) && typeof json['version'] === 'number' && json['version'] !== CALIBRATION_FORMAT_VERSION) {
+    return { file: empty(), note: `calibration cache ${path} is format ${json['version']}, this kernelkit writes ${CALIBRATION_FORMAT_VERSION}: re-measuring` };
+  }
+  if (!isObject(json) || json['version'] !== CALIBRATION_FORMAT_VERSION || !isObject(json['machines'])) {
+    const note = `calibration cache ${path} ignored: not a kernelkit calibration file; it will be re-measured`;
+    warnOnce(path, note);
+    return { file: empty(), note };
+  }
+  const machines: Record<string, CalibrationFile['machines'][string]> = {};
+  let dropped = 0;
+  for (const [key, entry] of Object.entries(json['machines'])) {
+    if (!isObject(entry) || !isObject(entry['machine']) || !isObject(entry['backends'])) {
+      dropped++;
+      continue;
+    }
+    const backends: Record<string, BackendCost> = {};
+    for (const [bk, cost] of Object.entries(entry['backends'])) {
+      if (isBackendCost(cost)) backends[bk] = cost;
+      else dropped++;
+    }
+    machines[key] = { machine: entry['machine'] as unknown as MachineIdentity, backends };
+  }
+  if (dropped > 0) {
+    const note = `calibration cache ${path}: ignored ${dropped} malformed entr${dropped === 1 ? 'y' : 'ies'}; they will be re-measured`;
+    warnOnce(path, note);
+    return { file: { version: CALIBRATION_FORMAT_VERSION, machines }, note };
+  }
+  return { file: { version: CALIBRATION_FORMAT_VERSION, machines } };
+}
+
+/** The cached cost of one backend on this machine, if any. */
+export function cachedBackend(file: CalibrationFile, machine: MachineIdentity, backendKey: string): BackendCost | undefined {
+  return file.machines[machineKey(machine)]?.backends[backendKey];
+}
+
+/**
+ * Merges `costs` into the file at `path` (re-read first: another process may have added a
+ * machine) and replaces it atomically: written to a temporary file beside it, then renamed, so
+ * a reader never sees half a file.
+ */
+export async function writeCalibrationCache(path: string, machine: MachineIdentity, costs: readonly BackendCost[]): Promise<void> {
+  const { file } = await readCalibrationCache(path);
+  const key = machineKey(machine);
+  const backends = { ...(file.machines[key]?.backends ?? {}) };
+  for (const c of costs) backends[c.key] = c;
+  const next: CalibrationFile = { version: CALIBRATION_FORMAT_VERSION, machines: { ...file.machines, [key]: { machine, backends } } };
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(tmp, JSON.stringify(next, null, 2) + '\n');
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}

@@ -1,0 +1,292 @@
+import type { BackendFailure } from '@kernelkit/core';
+import { OP_NAMES, type Backend, type BackendName, type OpName, type Result } from '@kernelkit/ops';
+import type { BackendLoaders, LoadOptions } from '../loaders.js';
+import { backendKey, type Candidate } from './keys.js';
+import { cachedBackend, defaultCalibrationPath, machineIdentity, readCalibrationCache, writeCalibrationCache, type MachineIdentity } from './cache.js';
+import { calibrate, type CalibrationProgress } from './calibrate.js';
+import { callShape } from './call-shape.js';
+import { opCostOf, predictMs, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
+
+/** Why a call ran where it did. */
+export interface RouteInfo {
+  /** 'auto': picked per call by predicted time; 'fixed': the one backend the options chose. */
+  readonly mode: 'auto' | 'fixed';
+  readonly backend: BackendName;
+  readonly variant: string;
+  /** Predicted end-to-end ms (start-up included when the backend was not running yet). */
+  readonly predictedMs?: number;
+  /** The fastest other backend and its prediction. */
+  readonly runnerUp?: { readonly backend: BackendName; readonly variant: string; readonly predictedMs: number };
+  readonly reason: string;
+}
+
+export interface CalibrationReport {
+  /** Backends measured (those already in the cache are not, unless forced). */
+  readonly backends: readonly BackendName[];
+  readonly ms: number;
+  readonly budgetMs: number;
+  /** Steps left out, with the reason. */
+  readonly skipped: readonly string[];
+  /** Where the result went ('saved in <path>' or why not). */
+  readonly saved: string;
+  readonly path: string;
+  readonly model: CostModel;
+}
+
+export type { Candidate } from './keys.js';
+
+export interface RouterOptions {
+  readonly candidates: readonly Candidate[];
+  readonly loaders: BackendLoaders;
+  /** Used when no candidate has a prediction for an op; already started. */
+  readonly fallback: { readonly name: BackendName; readonly backend: Backend; readonly startMs?: number };
+  /** A fixed model: no cache, no calibration (tests, or a model measured elsewhere). */
+  readonly costModel?: CostModel;
+  readonly cachePath?: string;
+  /** Limit on the calibration a first call of an op triggers. */
+  readonly calibrationBudgetMs?: number;
+  readonly onCalibrationProgress?: (p: CalibrationProgress) => void;
+}
+
+type Started = { readonly status: 'ok'; readonly backend: Backend; readonly startMs: number } | { readonly status: 'failed'; readonly reason: string };
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+interface Pick {
+  readonly name: BackendName;
+  readonly variant: string;
+  readonly predictedMs: number;
+}
+
+/**
+ * Per-call routing over several backends. Each is started on the first call routed to it (or
+ * when calibration needs it); `dispose` releases every one started.
+ */
+export class Router {
+  readonly skipped: BackendFailure[] = [];
+  private readonly started = new Map<BackendName, Promise<Started>>();
+  private readonly keys = new Map<BackendName, string>();
+  private model: { backends: Partial<Record<BackendName, BackendCost>> };
+  private readonly calibrating = new Map<OpName, Promise<string | undefined>>();
+  private readonly machine: MachineIdentity = machineIdentity();
+  private cacheLoaded: Promise<string | undefined> | undefined;
+  private disposed = false;
+
+  constructor(private readonly o: RouterOptions) {
+    this.model = { backends: { ...(o.costModel?.backends ?? {}) } };
+    this.started.set(o.fallback.name, Promise.resolve({ status: 'ok', backend: o.fallback.backend, startMs: o.fallback.startMs ?? 0 }));
+  }
+
+  get costModel(): CostModel {
+    return this.model;
+  }
+
+  get cachePath(): string {
+    return this.o.cachePath ?? defaultCalibrationPath();
+  }
+
+  /** Backends running now. */
+  async startedNames(): Promise<BackendName[]> {
+    const out: BackendName[] = [];
+    for (const [name, s] of this.started) if ((await s).status === 'ok') out.push(name);
+    return out;
+  }
+
+  /** Variant names of `op` over every candidate known (the fallback's first). */
+  variants(op: OpName): readonly string[] {
+    const names = new Set(this.o.fallback.backend.variants(op));
+    for (const c of this.o.candidates) for (const v of this.model.backends[c.name]?.variants[op] ?? []) names.add(v);
+    return [...names];
+  }
+
+  private skip(backend: BackendName, reason: string): void {
+    if (!this.skipped.some((s) => s.backend === backend && s.reason === reason)) this.skipped.push({ backend, reason });
+  }
+
+  private start(name: BackendName): Promise<Started> {
+    let s = this.started.get(name);
+    if (s === undefined) {
+      const load = this.o.candidates.find((c) => c.name === name)?.load ?? {};
+      const t0 = performance.now();
+      s = this.o.loaders[name](load).then(
+        (backend): Started => ({ status: 'ok', backend, startMs: performance.now() - t0 }),
+        (err: unknown): Started => {
+          this.skip(name, message(err));
+          return { status: 'failed', reason: message(err) };
+        },
+      );
+      this.started.set(name, s);
+    }
+    return s;
+  }
+
+  /** The cache key of a candidate (undefined, after recording why, when it cannot run here). */
+  private async keyOf(c: Candidate): Promise<string | undefined> {
+    const known = this.keys.get(c.name);
+    if (known !== undefined) return known;
+    const k = await backendKey(c, this.o.loaders);
+    if ('skip' in k) {
+      this.skip(c.name, k.skip);
+      return undefined;
+    }
+    this.keys.set(c.name, k.key);
+    return k.key;
+  }
+
+  /** Reads the cache once: the entries for this machine and these backends join the model. */
+  private loadCache(): Promise<string | undefined> {
+    this.cacheLoaded ??= (async () => {
+      const { file, note } = await readCalibrationCache(this.cachePath);
+      for (const c of this.o.candidates) {
+        if (this.model.backends[c.name] !== undefined) continue;
+        const key = await this.keyOf(c);
+        const cost = key === undefined ? undefined : cachedBackend(file, this.machine, key);
+        if (cost !== undefined) this.model.backends[c.name] = cost;
+      }
+      return note;
+    })();
+    return this.cacheLoaded;
+  }
+
+  /** Makes sure every usable candidate has a fit (or a recorded failure) for `op`; returns a note when it measured. */
+  private ensureCalibrated(op: OpName): Promise<string | undefined> {
+    if (this.o.costModel !== undefined) return Promise.resolve(undefined);
+    let p = this.calibrating.get(op);
+    if (p === undefined) {
+      p = this.calibrateOp(op);
+      this.calibrating.set(op, p);
+    }
+    return p;
+  }
+
+  private async calibrateOp(op: OpName): Promise<string | undefined> {
+    const cacheNote = await this.loadCache();
+    const report = await this.calibrate({ ops: [op], budgetMs: this.o.calibrationBudgetMs ?? 10_000, force: false });
+    if (report.backends.length === 0) return cacheNote;
+    const cut = report.skipped.length ? `; left out: ${report.skipped.join('; ')}` : '';
+    return `calibrated ${op} on ${report.backends.join(', ')} in ${(report.ms / 1000).toFixed(1)} s (first use on this machine, budget ${(report.budgetMs / 1000).toFixed(0)} s; ${report.saved})${cut}`;
+  }
+
+  /**
+   * Measures `ops` on every usable candidate (starting it) that has no fit for them yet, or on
+   * all with `force`, and saves the result in the cache file.
+   */
+  async calibrate(o: { readonly ops: readonly OpName[]; readonly budgetMs: number; readonly force: boolean; readonly onProgress?: (p: CalibrationProgress) => void }): Promise<CalibrationReport> {
+    if (!o.force) await this.loadCache();
+    const targets = [];
+    for (const c of this.o.candidates) {
+      const key = await this.keyOf(c);
+      const have = this.model.backends[c.name];
+      if (key === undefined || (!o.force && o.ops.every((op) => have?.ops[op] !== undefined))) continue;
+      const s = await this.start(c.name);
+      if (s.status === 'ok') targets.push({ name: c.name, key, backend: s.backend, startMs: s.startMs });
+    }
+    const measureTransfers = o.force || targets.some((t) => this.model.backends[t.name] === undefined);
+    const onProgress = o.onProgress ?? this.o.onCalibrationProgress;
+    const run = targets.length === 0 ? undefined : await calibrate(targets, { ops: o.ops, transfers: measureTransfers, budgetMs: o.budgetMs, ...(onProgress ? { onProgress } : {}) });
+    const costs: BackendCost[] = [];
+    for (const t of targets) {
+      const r = run!.results.get(t.name)!;
+      const prev = o.force ? undefined : this.model.backends[t.name];
+      // An op that got no sample is stored empty: measured, and not a candidate for it.
+      const ops = { ...(prev?.ops ?? {}) };
+      for (const op of o.ops) ops[op] = r.ops[op] ?? {};
+      const cost: BackendCost = {
+        key: t.key,
+        description: t.backend.info.description,
+        software: t.backend.info.software,
+        startMs: prev?.startMs ?? t.startMs,
+        upload: r.upload ?? prev?.upload ?? { fixedMs: 0, msPerByte: 0 },
+        download: r.download ?? prev?.download ?? { fixedMs: 0, msPerByte: 0 },
+        variants: Object.fromEntries(OP_NAMES.map((op) => [op, t.backend.variants(op)])) as BackendCost['variants'],
+        ops,
+      };
+      this.model.backends[t.name] = cost;
+      costs.push(cost);
+    }
+    let saved = 'nothing to save';
+    if (costs.length > 0) {
+      try {
+        await writeCalibrationCache(this.cachePath, this.machine, costs);
+        saved = `saved in ${this.cachePath}`;
+      } catch (err) {
+        saved = `not saved (${message(err)})`;
+        process.emitWarning(`calibration cache ${this.cachePath} not written: ${message(err)}`, { code: 'KERNELKIT_CALIBRATION_CACHE' });
+      }
+    }
+    return { backends: targets.map((t) => t.name), ms: run?.ms ?? 0, budgetMs: o.budgetMs, skipped: run?.skipped ?? [], saved, path: this.cachePath, model: this.costModel };
+  }
+
+  /** Every candidate's prediction for `shape`, fastest first. */
+  async rank(shape: CallShape, variant: string | undefined): Promise<Pick[]> {
+    const picks: Pick[] = [];
+    for (const c of this.o.candidates) {
+      const cost = this.model.backends[c.name];
+      if (cost === undefined) continue;
+      const state = this.started.get(c.name);
+      const s = state === undefined ? undefined : await state;
+      if (s?.status === 'failed') continue;
+      const known = cost.variants[shape.op] ?? [];
+      const v = variant !== undefined && known.includes(variant) ? variant : variant === undefined ? known[0] : undefined;
+      if (v === undefined) continue;
+      const fit = opCostOf(cost, shape.op, v);
+      if (fit === undefined) continue;
+      picks.push({ name: c.name, variant: v, predictedMs: predictMs(this.model, c.name, cost, fit.cost.fit, shape, s !== undefined) });
+    }
+    return picks.sort((a, b) => a.predictedMs - b.predictedMs);
+  }
+
+  /** Runs `op` on the backend predicted fastest; the result carries `route` and a note saying why. */
+  async run<D>(op: OpName, args: unknown, options: Record<string, unknown> | undefined, defaultVariant: string | undefined): Promise<Result<D> & { readonly route: RouteInfo }> {
+    if (this.disposed) {
+      // The default backend is disposed too: its call rejects with the DisposedError users expect.
+      const b = this.o.fallback.backend;
+      return (b[op] as unknown as (a: unknown, o: unknown) => Promise<never>).call(b, args, options);
+    }
+    const shape = callShape(op, args, options?.['output'] === 'device' ? 'device' : 'array');
+    const calibrationNote = await this.ensureCalibrated(op);
+    const pinned = typeof options?.['variant'] === 'string' ? (options['variant'] as string) : undefined;
+    for (;;) {
+      const ranked = await this.rank(shape, pinned);
+      // The kernels-wide default variant applies where a backend has it, as with one backend.
+      const best = ranked[0];
+      let name: BackendName;
+      let reason: string;
+      if (best === undefined) {
+        name = this.o.fallback.name;
+        reason = `no prediction for ${op}${pinned ? ` with variant ${pinned}` : ''}: ran on the default backend`;
+      } else {
+        name = best.name;
+        reason = 'lowest predicted end-to-end time';
+      }
+      const s = await this.start(name);
+      if (s.status === 'failed') continue; // rank() now leaves it out
+      const b = s.backend;
+      const variant = pinned ?? (defaultVariant !== undefined && b.variants(op).includes(defaultVariant) ? defaultVariant : undefined);
+      const call = b[op] as unknown as (a: unknown, o: unknown) => Promise<Result<D>>;
+      const r = await call.call(b, args, variant === undefined ? options : { ...options, variant });
+      const runnerUp = ranked.find((p) => p.name !== name);
+      const route: RouteInfo = {
+        mode: 'auto',
+        backend: name,
+        variant: r.variant,
+        ...(best !== undefined && best.name === name ? { predictedMs: best.predictedMs } : {}),
+        ...(runnerUp !== undefined ? { runnerUp: { backend: runnerUp.name, variant: runnerUp.variant, predictedMs: runnerUp.predictedMs } } : {}),
+        reason,
+      };
+      const line = `routed to ${name}/${r.variant}: ${route.predictedMs === undefined ? reason : `predicted ${route.predictedMs.toFixed(1)} ms`}${runnerUp ? `, runner-up ${runnerUp.name}/${runnerUp.variant} ${runnerUp.predictedMs.toFixed(1)} ms` : ''}`;
+      const notes = [line, ...(calibrationNote !== undefined && !this.noted.has(op) ? [calibrationNote] : []), ...(r.notes ?? [])];
+      this.noted.add(op);
+      return { ...r, notes, route };
+    }
+  }
+
+  private readonly noted = new Set<OpName>();
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    const all = await Promise.all(this.started.values());
+    await Promise.all(all.map((s) => (s.status === 'ok' ? s.backend.dispose() : undefined)));
+  }
+}

@@ -1,0 +1,256 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '@kernelkit/core';
+import { createCpuBackend } from '@kernelkit/cpu';
+import { OP_NAMES, makeScanArgs, makeStencil3dArgs, type BackendName, type DeviceArray } from '@kernelkit/ops';
+import { createKernels } from '../src/kernels.js';
+import { defaultLoaders } from '../src/loaders.js';
+import { cachedBackend, machineIdentity, readCalibrationCache, writeCalibrationCache, CALIBRATION_FORMAT_VERSION } from '../src/router/cache.js';
+import type { BackendCost, CostModel, TimeFit } from '../src/router/cost-model.js';
+import { fitTime } from '../src/router/fit.js';
+import { fakeLoaders } from './fakes.js';
+
+const noEnv = {};
+const tmp = (): string => join(mkdtempSync(join(tmpdir(), 'kk-route-')), 'calibration.json');
+const ALL_VARIANTS = Object.fromEntries(OP_NAMES.map((op) => [op, createCpuBackend().variants(op)]));
+
+/** A backend cost whose every op has `fit` (under the cpu backend's variant names, which the fakes have). */
+function cost(key: string, fit: Partial<TimeFit>, extra: Partial<BackendCost> = {}): BackendCost {
+  const f: TimeFit = { fixedMs: 0, msPerWork: 0, msPerPass: 0, ...fit };
+  const ops = Object.fromEntries(OP_NAMES.map((op) => [op, { [ALL_VARIANTS[op]![0]!]: { fit: f, samples: [] } }]));
+  return { key, description: key, software: false, startMs: 0, upload: { fixedMs: 0, msPerByte: 0 }, download: { fixedMs: 0, msPerByte: 0 }, variants: ALL_VARIANTS, ops, ...extra };
+}
+
+// scan work = bytes moved = 8 per u32 element. cpu: 1 ns/byte; piscina: 5 ms + 0.25 ns/byte: the
+// lines cross at 5 / 0.75e-6 ≈ 6.67e6 bytes, i.e. about 833k elements.
+const THRESHOLD_MODEL: CostModel = {
+  backends: { cpu: cost('cpu', { msPerWork: 1e-6 }), piscina: cost('piscina/default threads', { fixedMs: 5, msPerWork: 0.25e-6 }) },
+};
+
+describe('routing by predicted time', () => {
+  it('sends a call below the crossover to one backend and above it to the other, with the runner-up', async () => {
+    const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    const k = await createKernels({ costModel: THRESHOLD_MODEL }, loaders, noEnv);
+    expect(k.route).toBe('auto');
+    const small = await k.scan(makeScanArgs({ n: 800_000, dtype: 'u32' }));
+    expect(small.route).toMatchObject({ mode: 'auto', backend: 'cpu', runnerUp: { backend: 'piscina' } });
+    expect(small.route.predictedMs).toBeCloseTo(6.4, 5);
+    expect(small.route.runnerUp!.predictedMs).toBeCloseTo(6.6, 5);
+    expect(small.notes?.[0]).toMatch(/^routed to cpu\/sequential: predicted 6\.4 ms, runner-up piscina\/sequential 6\.6 ms/);
+    const big = await k.scan(makeScanArgs({ n: 870_000, dtype: 'u32' }));
+    expect(big.route.backend).toBe('piscina');
+    expect(big.data.length).toBe(870_000);
+    await k.dispose();
+  });
+
+  it("counts a backend's start-up only until it is started", async () => {
+    const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    // piscina is the default backend (started at creation); cpu is 3× faster per byte but costs 20 ms to start.
+    const model: CostModel = { backends: { piscina: cost('p', { msPerWork: 3e-6 }), cpu: cost('cpu', { msPerWork: 1e-6 }, { startMs: 20 }) } };
+    const k = await createKernels({ costModel: model }, loaders, noEnv);
+    expect(await k.started()).toEqual(['piscina']);
+    // 8e5 bytes: piscina 2.4 ms vs cpu 20.8 ms with start-up.
+    expect((await k.scan(makeScanArgs({ n: 100_000, dtype: 'u32' }))).route.backend).toBe('piscina');
+    // 1.6e7 bytes: piscina 48 ms vs cpu 36 ms even with start-up: cpu starts.
+    const big = await k.scan(makeScanArgs({ n: 2_000_000, dtype: 'u32' }));
+    expect(big.route.backend).toBe('cpu');
+    expect(big.route.predictedMs).toBeCloseTo(36, 9);
+    expect(await k.started()).toEqual(['piscina', 'cpu']);
+    // Now started, cpu wins the small call too.
+    const small = await k.scan(makeScanArgs({ n: 100_000, dtype: 'u32' }));
+    expect(small.route.backend).toBe('cpu');
+    expect(small.route.predictedMs).toBeCloseTo(0.8, 9);
+    await k.dispose();
+  });
+
+  it('keeps a DeviceArray input on its backend when moving it costs more, and moves it when it does not', async () => {
+    const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    // cpu computes at 2 ns per update, piscina at 1 ns; cpu copies cost 10 ns/byte each way.
+    const slowCopies = { upload: { fixedMs: 0, msPerByte: 1e-5 }, download: { fixedMs: 0, msPerByte: 1e-5 } };
+    const model: CostModel = { backends: { cpu: cost('cpu', { msPerWork: 2e-6 }, slowCopies), piscina: cost('p', { msPerWork: 1e-6 }) } };
+    const k = await createKernels({ costModel: model }, loaders, noEnv);
+    const args = makeStencil3dArgs({ n: 32, steps: 2, boundary: 'copy' });
+    // Host input: piscina (0.07 ms) beats cpu (0.13 ms).
+    expect((await k.stencil3d(args)).route.backend).toBe('piscina');
+    const own = createCpuBackend();
+    const onCpu = (await own.stencil3d(args, { output: 'device' })).data as DeviceArray<Float32Array>;
+    // Resident on cpu: staying saves its upload (1.3 ms); moving costs its download (1.3 ms): it stays.
+    const r = await k.stencil3d({ ...args, input: onCpu });
+    expect(r.route.backend).toBe('cpu');
+    expect(r.route.runnerUp?.backend).toBe('piscina');
+    expect(r.route.runnerUp!.predictedMs).toBeGreaterThan(r.route.predictedMs! + 1);
+    // With 100 steps the compute difference outweighs the copy: it moves.
+    const many = await k.stencil3d({ ...args, input: onCpu, steps: 100 });
+    expect(many.route.backend).toBe('piscina');
+    onCpu.dispose();
+    await own.dispose();
+    await k.dispose();
+  });
+
+  it('routes a pinned variant only among backends that have it, and falls back when none is predicted', async () => {
+    const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    const k = await createKernels({ costModel: { backends: { cpu: cost('cpu', { msPerWork: 1 }) } } }, loaders, noEnv);
+    const r = await k.scan(makeScanArgs({ n: 10, dtype: 'u32' }), { variant: 'sequential' });
+    expect(r.route.backend).toBe('cpu');
+    expect(r.variant).toBe('sequential');
+    // No model entry has gridSearch's 'nonexistent': the default backend gets the call and refuses it.
+    await expect(k.scan(makeScanArgs({ n: 10, dtype: 'u32' }), { variant: 'nonexistent' })).rejects.toThrow(/nonexistent/);
+    await k.dispose();
+  });
+
+  it('starts backends lazily and disposes every one it started', async () => {
+    const { loaders, created, calls } = fakeLoaders({ webgpu: { ok: true }, piscina: { ok: true }, cpu: { ok: true } }, { available: true, software: false });
+    const model: CostModel = {
+      backends: {
+        webgpu: cost('webgpu/adapter', { fixedMs: 1000 }),
+        cpu: cost('cpu', { msPerWork: 1e-6 }),
+        piscina: cost('piscina/default threads', { fixedMs: 2, msPerWork: 1e-7 }),
+      },
+    };
+    const k = await createKernels({ costModel: model }, loaders, noEnv);
+    expect(k.selected).toBe('webgpu');
+    expect(calls.log.map((c) => c.backend)).toEqual(['webgpu']);
+    expect((await k.scan(makeScanArgs({ n: 1000, dtype: 'u32' }))).route.backend).toBe('cpu');
+    expect((await k.scan(makeScanArgs({ n: 1_000_000, dtype: 'u32' }))).route.backend).toBe('piscina');
+    expect(await k.started()).toEqual(['webgpu', 'cpu', 'piscina']);
+    await k.dispose();
+    expect(created).toHaveLength(3);
+    expect(created.map((b) => (b as unknown as { disposeCalls: number }).disposeCalls)).toEqual([1, 1, 1]);
+    expect(created.every((b) => b.disposed)).toBe(true);
+  });
+
+  it('a candidate that fails to start is skipped with its reason and the next best runs', async () => {
+    const { loaders } = fakeLoaders({ piscina: { ok: false, reason: 'workers not built' }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    const model: CostModel = { backends: { piscina: cost('p', { msPerWork: 1e-9 }), cpu: cost('cpu', { msPerWork: 1e-6 }) } };
+    const k = await createKernels({ costModel: model }, loaders, noEnv);
+    const r = await k.scan(makeScanArgs({ n: 1000, dtype: 'u32' }));
+    expect(r.route.backend).toBe('cpu');
+    expect(k.skipped).toContainEqual({ backend: 'piscina', reason: 'workers not built' });
+    await k.dispose();
+  });
+});
+
+describe('fixed routing keeps one backend', () => {
+  it('backend, backends and KERNELKIT_BACKEND select route fixed; route auto with backend is refused', async () => {
+    const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } });
+    for (const [opts, env] of [[{ backend: 'cpu' }, noEnv], [{ backends: ['cpu'] }, noEnv], [{}, { KERNELKIT_BACKEND: 'cpu' }], [{ route: 'fixed', backends: ['cpu'] }, noEnv]] as const) {
+      const k = await createKernels(opts as never, loaders, env);
+      expect(k.route).toBe('fixed');
+      const r = await k.scan(makeScanArgs({ n: 10, dtype: 'u32' }));
+      expect(r.route).toMatchObject({ mode: 'fixed', backend: 'cpu' });
+      await expect(k.calibrate()).rejects.toThrow(/route/);
+      await k.dispose();
+    }
+    const err = await createKernels({ route: 'auto', backend: 'cpu' }, loaders, noEnv).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as InvalidArgumentError).parameter).toBe('options.route');
+    const bad = await createKernels({ route: 'fast' as never }, loaders, noEnv).catch((e: unknown) => e);
+    expect((bad as InvalidArgumentError).parameter).toBe('options.route');
+  });
+});
+
+describe('the calibration cache', () => {
+  const machine = machineIdentity();
+  afterEach(() => {
+    process.removeAllListeners('warning');
+  });
+
+  it('round-trips a backend cost for this machine and keeps other machines', async () => {
+    const path = tmp();
+    const c = cost('piscina/default threads', { fixedMs: 1, msPerWork: 2e-6 });
+    await writeCalibrationCache(path, { ...machine, cpu: 'another cpu' }, [cost('cpu', { msPerWork: 1 })]);
+    await writeCalibrationCache(path, machine, [c]);
+    const { file, note } = await readCalibrationCache(path);
+    expect(note).toBeUndefined();
+    expect(cachedBackend(file, machine, c.key)).toEqual(c);
+    // A foreign machine's entry is there but never used for this one.
+    expect(Object.keys(file.machines)).toHaveLength(2);
+    expect(cachedBackend(file, machine, 'cpu')).toBeUndefined();
+    expect(JSON.parse(readFileSync(path, 'utf8')).version).toBe(CALIBRATION_FORMAT_VERSION);
+  });
+
+  it('routes from a cached model without measuring, and re-measures on another format version', async () => {
+    const path = tmp();
+    const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    await writeCalibrationCache(path, machine, [cost('cpu', { msPerWork: 1e-9 }), cost('piscina/default threads', { msPerWork: 1 })]);
+    const k = await createKernels({ calibrationCache: path }, loaders, noEnv);
+    const r = await k.scan(makeScanArgs({ n: 1000, dtype: 'u32' }));
+    expect(r.route.backend).toBe('cpu');
+    expect(r.notes?.some((n) => n.startsWith('calibrated'))).toBe(false);
+    await k.dispose();
+
+    const stale = JSON.parse(readFileSync(path, 'utf8')) as { version: number };
+    writeFileSync(path, JSON.stringify({ ...stale, version: CALIBRATION_FORMAT_VERSION + 1 }));
+    const warnings: Error[] = [];
+    process.on('warning', (w) => warnings.push(w));
+    const again = await createKernels({ calibrationCache: path, calibrationBudgetMs: 3000 }, loaders, noEnv);
+    const m = await again.scan(makeScanArgs({ n: 1000, dtype: 'u32' }));
+    expect(m.notes?.find((n) => n.startsWith('calibrated scan on piscina, cpu'))).toBeDefined();
+    await again.dispose();
+    // Measured and written back in this version; a stale version is news, not a warning.
+    expect(JSON.parse(readFileSync(path, 'utf8')).version).toBe(CALIBRATION_FORMAT_VERSION);
+    expect(warnings.filter((w) => w.message.includes('calibration'))).toEqual([]);
+  });
+
+  it('a corrupt file is ignored with one warning, never a crash', async () => {
+    const path = tmp();
+    writeFileSync(path, '{"version": 1, "machines": ');
+    const warnings: Error[] = [];
+    process.on('warning', (w) => warnings.push(w));
+    const first = await readCalibrationCache(path);
+    const second = await readCalibrationCache(path);
+    expect(first.file.machines).toEqual({});
+    expect(first.note).toMatch(/not JSON/);
+    expect(second.note).toMatch(/not JSON/);
+    await new Promise((r) => setImmediate(r));
+    expect(warnings.filter((w) => w.message.includes(path))).toHaveLength(1);
+    // A malformed entry (a negative rate) is dropped, the rest of the file is used.
+    writeFileSync(path, JSON.stringify({ version: CALIBRATION_FORMAT_VERSION, machines: { x: { machine, backends: { cpu: { ...cost('cpu', {}), startMs: 'soon' } } } } }));
+    const partial = await readCalibrationCache(path);
+    expect(partial.note).toMatch(/malformed/);
+    expect(partial.file.machines['x']?.backends).toEqual({});
+  });
+});
+
+describe('fits', () => {
+  it('recovers a line with a per-step term and never returns negative coefficients', () => {
+    const f = fitTime([
+      { work: 1e6, passes: 16, ms: 2 + 1e-6 * 1e6 + 0.5 * 16 },
+      { work: 1e6, passes: 2, ms: 2 + 1 + 0.5 * 2 },
+      { work: 4e6, passes: 8, ms: 2 + 4 + 0.5 * 8 },
+    ]);
+    expect(f.fixedMs).toBeCloseTo(2, 6);
+    expect(f.msPerWork).toBeCloseTo(1e-6, 12);
+    expect(f.msPerPass).toBeCloseTo(0.5, 6);
+    const noisy = fitTime([
+      { work: 1e6, passes: 1, ms: 10 },
+      { work: 2e6, passes: 1, ms: 9 },
+    ]);
+    expect(noisy.msPerWork).toBeGreaterThan(0);
+    expect(noisy.fixedMs).toBe(0);
+  });
+});
+
+describe('a real calibration (cpu and piscina, tiny budget)', () => {
+  it('measures, saves and routes by what it measured', async () => {
+    const path = tmp();
+    const loaders = { ...defaultLoaders, probeWebGpu: async () => ({ available: false, reason: 'left out of this test' }) };
+    const k = await createKernels({ calibrationCache: path, threads: 2 }, loaders, noEnv);
+    try {
+      const report = await k.calibrate({ ops: ['scan'], budgetMs: 4000 });
+      expect([...report.backends].sort()).toEqual(['cpu', 'piscina']);
+      expect(report.ms).toBeLessThan(8000);
+      const scanFits = (['cpu', 'piscina'] as BackendName[]).map((b) => Object.values(report.model.backends[b]?.ops.scan ?? {})[0]);
+      expect(scanFits.every((f) => f !== undefined && f.samples.length > 0 && f.fit.msPerWork > 0)).toBe(true);
+      const { file } = await readCalibrationCache(path);
+      expect(cachedBackend(file, machineIdentity(), 'cpu')?.ops.scan).toBeDefined();
+      const r = await k.scan(makeScanArgs({ n: 5000, dtype: 'u32' }));
+      expect(['cpu', 'piscina']).toContain(r.route.backend);
+      expect(r.route.predictedMs).toBeGreaterThan(0);
+    } finally {
+      await k.dispose();
+    }
+  });
+});
