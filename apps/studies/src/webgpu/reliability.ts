@@ -115,7 +115,7 @@ async function badInput(b: Backend): Promise<void> {
     for (const variant of variants) {
       const name = `${row.op}${variant === undefined ? '' : `/${variant}`}: ${row.what}`;
       const refusal = async (): Promise<void> => {
-        const problem = await within(refusalProblem(b, { ...row, error: row.error ?? InvalidArgumentError }, variant), 120_000, name);
+        const problem = await within(refusalProblem(b, { ...row, parameter: row.parameter, error: row.error ?? InvalidArgumentError }, variant), 120_000, name);
         check(problem === undefined, problem ?? '');
         check(outstanding(b) === 0, `${outstanding(b)} GPU buffers left handed out`);
       };
