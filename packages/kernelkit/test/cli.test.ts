@@ -186,3 +186,27 @@ describe('importing kernelkit is cheap', () => {
     expect(out.handles.filter((h) => /Worker|MessagePort|Timeout|Immediate/.test(h))).toEqual([]);
   });
 });
+
+describe('kernelkit calibrate', () => {
+  it('measures within its budget, writes the cache and prints the model as JSON', () => {
+    const cache = join(mkdtempSync(join(tmpdir(), 'kk-cal-')), 'calibration.json');
+    const r = run(['calibrate', '--budget', '4', '--cache', cache, '--json', '-']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { backends: string[]; ms: number; path: string; bands: Record<string, unknown[]> };
+    expect(report.backends).toContain('cpu');
+    expect(report.path).toBe(cache);
+    expect(report.ms).toBeLessThan(10_000);
+    expect(Object.keys(report.bands)).toContain('scan');
+    expect((JSON.parse(readFileSync(cache, 'utf8')) as { version: number }).version).toBe(1);
+    const doctor = run(['doctor'], { KERNELKIT_CALIBRATION_CACHE: cache });
+    expect(doctor.code).toBe(0);
+    expect(doctor.stdout).toContain(`calibration (${cache}):`);
+    expect(doctor.stdout).toMatch(/picks \(host arrays/);
+  });
+
+  it('--budget 0 is a usage error', () => {
+    const r = run(['calibrate', '--budget', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--budget');
+  });
+});
