@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { OP_NAMES, type BackendName, type OpName } from '@kernelkit/ops';
-import { BACKEND_NAMES } from 'kernelkit';
+import { OP_NAMES, type OpName } from '@kernelkit/ops';
+import { BENCH_BACKENDS, type BenchBackend } from './backends.js';
 import { STDOUT, UsageError, configureProgram, packageVersion, parseIntOption } from 'kernelkit/cli-kit';
 import { benchCases } from './cases.js';
 import { WORKLOAD_NAMES, type BenchOptions, type WorkloadName } from './types.js';
@@ -25,7 +25,7 @@ export function buildProgram(): Command {
     .description('every op × backend × variant on named workloads (tinybench)')
     .option('--workload <name>', `${WORKLOAD_NAMES.join('|')} (small: CI sizes; seed: the course reports' sizes; tiny: smoke-test sizes)`, 'small')
     .option('--op <ops>', `comma-separated: ${OP_NAMES.join(', ')}`)
-    .option('--backend <names>', `comma-separated: ${BACKEND_NAMES.join(', ')}`)
+    .option('--backend <names>', `comma-separated: ${BENCH_BACKENDS.join(', ')} (kernelkit: the facade routing each call)`)
     .option('--variant <names>', 'comma-separated variant names')
     .option('--case <ids>', 'comma-separated workload ids (e.g. scan-4M-u32)')
     .option('--threads <n>', 'Piscina worker count')
@@ -56,7 +56,7 @@ export function parseBenchArgs(argv: readonly string[], isTty: boolean): BenchOp
   const s = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
   const workload = choices<WorkloadName>('--workload', s('workload'), WORKLOAD_NAMES)?.[0] ?? 'small';
   const ops = choices<OpName>('--op', s('op'), OP_NAMES) ?? [...OP_NAMES];
-  const backends = choices<BackendName>('--backend', s('backend'), BACKEND_NAMES) ?? [...BACKEND_NAMES];
+  const backends = choices<BenchBackend>('--backend', s('backend'), BENCH_BACKENDS) ?? [...BENCH_BACKENDS];
   const t = s('threads');
   const threads = t === undefined ? undefined : parseIntOption('--threads', t, 1, 1024);
   const variants = list(s('variant'));

@@ -1,13 +1,29 @@
-import { defaultLoaders, type BackendLoaders } from 'kernelkit';
+import { BACKEND_NAMES, createKernels, defaultLoaders, type BackendLoaders } from 'kernelkit';
 import type { Backend, BackendName } from '@kernelkit/ops';
 import type { BenchCase } from './cases.js';
 
+/** The facade's per-call router, benchmarked as one more row per case next to the backends. */
+export const ROUTER = 'kernelkit';
+export type BenchBackend = BackendName | typeof ROUTER;
+export const BENCH_BACKENDS: readonly BenchBackend[] = [...BACKEND_NAMES, ROUTER];
+/** The router row's variant: no variant is passed, the router picks backend and variant per call. */
+export const ROUTED_VARIANT = 'routed';
+
 export type Opened = { readonly status: 'ok'; readonly backend: Backend; readonly startMs: number } | { readonly status: 'errored'; readonly reason: string };
 
-/** Creates a backend for benchmarking. WebGPU takes any adapter: a software one is still measured (and labelled). */
-export async function openBackend(name: BackendName, threads: number | undefined, loaders: BackendLoaders = defaultLoaders): Promise<Opened> {
+/**
+ * Creates a backend for benchmarking. WebGPU takes any adapter: a software one is still measured
+ * (and labelled). The router is calibrated here (or loads its cache), so its rows time routing,
+ * not calibration; its start time includes that.
+ */
+export async function openBackend(name: BenchBackend, threads: number | undefined, loaders: BackendLoaders = defaultLoaders): Promise<Opened> {
   const t0 = performance.now();
   try {
+    if (name === ROUTER) {
+      const kernels = await createKernels({ route: 'auto', ...(threads === undefined ? {} : { threads }) }, loaders);
+      await kernels.calibrate();
+      return { status: 'ok', backend: kernels, startMs: performance.now() - t0 };
+    }
     const backend = await loaders[name](name === 'webgpu' ? { adapter: 'any' } : threads === undefined ? {} : { threads });
     return { status: 'ok', backend, startMs: performance.now() - t0 };
   } catch (err) {

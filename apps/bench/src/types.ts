@@ -1,4 +1,5 @@
-import type { BackendName, OpName } from '@kernelkit/ops';
+import type { OpName } from '@kernelkit/ops';
+import type { BenchBackend } from './backends.js';
 
 /**
  * Case sets: `small` fits a 2-core CI machine; `seed` is the sizes of the course reports
@@ -10,7 +11,7 @@ export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
 export interface BenchOptions {
   readonly workload: WorkloadName;
   readonly ops: readonly OpName[];
-  readonly backends: readonly BackendName[];
+  readonly backends: readonly BenchBackend[];
   readonly variants?: readonly string[];
   readonly cases?: readonly string[];
   readonly threads?: number;
@@ -40,7 +41,7 @@ interface RowKey {
   readonly op: OpName;
   readonly caseId: string;
   readonly label: string;
-  readonly backend: BackendName;
+  readonly backend: BenchBackend;
   readonly variant: string;
 }
 
@@ -64,7 +65,7 @@ export type Row =
   | (RowKey & { readonly status: 'skipped'; readonly reason: string });
 
 export interface BackendStart {
-  readonly backend: BackendName;
+  readonly backend: BenchBackend;
   readonly status: 'ok' | 'errored' | 'skipped';
   readonly startMs?: number;
   readonly description?: string;
