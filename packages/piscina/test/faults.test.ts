@@ -186,11 +186,12 @@ describe('injected worker faults mid-op', () => {
     expect(() => injectFault(createCpuBackend(), { action: 'throw' })).toThrow(/createPiscinaBackend/);
   });
 
-  it('is not reachable from the public API: the package entry exports no hook, and a `fault` in args or options does nothing', async () => {
+  it('is not reachable from the public API: the package entry exports no hook, a `fault` in args is refused by name, and one in options does nothing', async () => {
     expect(Object.keys(publicApi).sort()).toEqual(['DEFAULT_INLINE_BELOW', 'createPiscinaBackend']);
     await using backend = await createPiscinaBackend({ threads: THREADS, inlineBelow: POOL_ONLY });
     const c = conv2dCase([4, 128, 128, 5], 6);
-    const res = await backend.conv2d({ ...c, fault: 'exit' } as never, { fault: 'throw' } as never);
+    await expect(backend.conv2d({ ...c, fault: 'exit' } as never)).rejects.toMatchObject({ name: 'InvalidArgumentError', parameter: 'fault' });
+    const res = await backend.conv2d(c, { fault: 'throw' } as never);
     expect(verifyResult('conv2d', c, res.data)).toBeUndefined();
     expect(lastCallStats(backend)?.tasks).toBeGreaterThan(1);
     await expectWorkers(backend, THREADS);
