@@ -24,7 +24,7 @@ const TYPED = ['packages/*/src/**/*.ts', 'packages/*/test/**/*.ts', 'packages/*/
 
 export default defineConfig(
   {
-    ignores: ['**/dist/**'],
+    ignores: ['**/dist/**', 'docs/api/**', 'dist-packages/**'],
   },
   js.configs.recommended,
   {
