@@ -8,7 +8,6 @@
 // `overrides` lets typescript-eslint's `typescript` peer accept the root one.
 import Module, { createRequire } from 'node:module';
 
-const require = createRequire(import.meta.url);
 const classicTypeScript = createRequire(new URL('./tools/package.json', import.meta.url)).resolve('typescript');
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {

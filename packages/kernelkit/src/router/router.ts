@@ -1,6 +1,6 @@
 import type { BackendFailure } from '@kernelkit/core';
 import { OP_NAMES, type Backend, type BackendName, type OpName, type Result } from '@kernelkit/ops';
-import type { BackendLoaders, LoadOptions } from '../loaders.js';
+import type { BackendLoaders } from '../loaders.js';
 import { backendKey, type Candidate } from './keys.js';
 import { cachedBackend, defaultCalibrationPath, machineIdentity, readCalibrationCache, writeCalibrationCache, type MachineIdentity } from './cache.js';
 import { calibrate, type CalibrationProgress } from './calibrate.js';
@@ -287,6 +287,6 @@ export class Router {
     if (this.disposed) return;
     this.disposed = true;
     const all = await Promise.all(this.started.values());
-    await Promise.all(all.map((s) => (s.status === 'ok' ? s.backend.dispose() : undefined)));
+    await Promise.all(all.flatMap((s) => (s.status === 'ok' ? [s.backend.dispose()] : [])));
   }
 }
