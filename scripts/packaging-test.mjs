@@ -36,6 +36,8 @@ function run(cmd, args, options = {}) {
 }
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'kernelkit-packaging-'));
+// The consumers' first routed calls calibrate: keep that cache in the temporary folder, not ~/.cache.
+process.env.KERNELKIT_CALIBRATION_CACHE = path.join(work, 'calibration.json');
 try {
   // 1. Pack, and look inside each tarball.
   const tarballs = path.join(work, 'tarballs');
