@@ -46,6 +46,9 @@ tar -cJf "$out/runtime.tar.xz" \
   --exclude='node_modules/rollup' --exclude='node_modules/@rollup' --exclude='node_modules/rolldown' --exclude='node_modules/@rolldown' \
   --exclude='node_modules/vite' --exclude='node_modules/vitest' --exclude='node_modules/@vitest' \
   --exclude='node_modules/@tensorflow' --exclude='node_modules/.cache' --exclude='node_modules/.vite' \
+  --exclude='node_modules/binaryen' --exclude='node_modules/assemblyscript' --exclude='node_modules/lightningcss*' \
+  --exclude='node_modules/eslint' --exclude='node_modules/@eslint' --exclude='node_modules/typescript-eslint' --exclude='node_modules/@typescript-eslint' \
+  --exclude='node_modules/typedoc' --exclude='*.js.map' \
   --exclude='*/dist/darwin-*' --exclude='*/dist/win32-*' --exclude='*/dist/linux-arm64' \
   --exclude='*/dist/darwin-*.dawn.node' --exclude='*/dist/win32-*.dawn.node' \
   --exclude='node_modules/gl/angle' --exclude='node_modules/gl/build/Release/obj.target' \
