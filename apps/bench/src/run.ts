@@ -41,9 +41,10 @@ function checkVariants(o: BenchOptions, plan: readonly Planned[], cases: readonl
   const started = plan.filter((p): p is Extract<Planned, { status: 'ok' }> => p.status === 'ok');
   const notStarted = plan.filter((p) => p.status === 'errored').map((p) => p.name);
   const ops = [...new Set(cases.map((c) => c.op))];
-  const has = started.map((p) => `${p.name}: ${[...new Set(ops.flatMap((op) => p.backend.variants(op)))].join(', ')}`);
   const unstarted = notStarted.length ? `; ${notStarted.join(', ')} did not start, so their variants are unknown` : '';
-  const known = new Set(started.flatMap((p) => ops.flatMap((op) => p.backend.variants(op))));
+  const offered = (p: (typeof started)[number], op: OpName): readonly string[] => (p.name === ROUTER ? [ROUTED_VARIANT] : p.backend.variants(op));
+  const known = new Set(started.flatMap((p) => ops.flatMap((op) => offered(p, op))));
+  const has = started.map((p) => `${p.name}: ${[...new Set(ops.flatMap((op) => offered(p, op)))].join(', ')}`);
   const unknown = o.variants.filter((v) => !known.has(v));
   if (unknown.length) throw new UsageError('--variant', `unknown variant ${unknown.join(', ')} for --op ${ops.join(',')} (${has.join('; ') || 'no backend started'}${unstarted})`);
   if (!started.some((p) => p.work.some((w) => w.variants.length > 0))) {
