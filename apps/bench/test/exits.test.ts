@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKEND_NAMES } from 'kernelkit';
+import { BENCH_BACKENDS } from '../src/backends.js';
 import type { BenchReport } from '../src/types.js';
 import { expectExitCode, spawnCli } from '@kernelkit/ops/testing';
 
@@ -31,7 +31,7 @@ describe('kernelkit-bench exits by itself', () => {
     const report = JSON.parse(await readFile(json, 'utf8')) as BenchReport;
     expect(report.partial).toBeUndefined();
     // Every backend was tried; one that cannot start here is skipped with its reason, never errored.
-    expect(report.backends.map((b) => b.backend).sort()).toEqual([...BACKEND_NAMES].sort());
+    expect(report.backends.map((b) => b.backend).sort()).toEqual([...BENCH_BACKENDS].sort());
     expect(report.rows.filter((row) => row.status === 'errored')).toEqual([]);
     for (const b of report.backends.filter((s) => s.status === 'ok')) {
       expect(report.rows.some((row) => row.backend === b.backend && row.status === 'ok'), `no ok row for ${b.backend}`).toBe(true);
