@@ -1,5 +1,5 @@
 import { AbortError, LimitExceededError } from '@kernelkit/core';
-import { gridPointPasses, PointSink, type GridSearchProblem, type OpImplementation } from '@kernelkit/ops';
+import { gridPointPasses, PointSink, type GridSearchProblem, type OpImplementation, U32F } from '@kernelkit/ops';
 import type { Runtime } from '../runtime.js';
 import { kernelFn, yieldToEventLoop, type KernelThis } from './kernel-util.js';
 
@@ -100,7 +100,7 @@ const f32 = (a: ArrayLike<number>): Float32Array => (a.length === 0 ? new Float3
  * exactly the f64 reference's. The bound is rounded up when converted to f32.
  */
 function screenBounds(p: GridSearchProblem): Float64Array {
-  const u = 2 ** -24;
+  const u = U32F;
   const bnd = new Float64Array(p.m);
   for (let i = 0; i < p.m; i++) {
     let mabs = 0;

@@ -1,5 +1,5 @@
 import { convLayerPlanes, convLayerPlanesSimd, wasmSupport, withKernels } from '@kernelkit/cpu';
-import type { ConvLayerProblem, OpContext, OpImplementation, OpOutput } from '@kernelkit/ops';
+import { convLayerMultiplyAdds, type ConvLayerProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import { split, taskCount } from '../call.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
@@ -18,7 +18,7 @@ export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
   const blocks = async (p: ConvLayerProblem, ctx: OpContext<Float32Array>, useSimd: boolean): Promise<OpOutput<Float32Array>> => {
     const planes = p.batch * p.maps;
     const planeLen = p.outHeight * p.outWidth;
-    const work = planes * planeLen * p.channels * p.k * p.k;
+    const work = convLayerMultiplyAdds(p);
     if (inline(env, 'convLayer', work)) {
       const out = ctx.out ?? new Float32Array(planes * planeLen);
       if (useSimd && simd !== undefined) withKernels(simd, (w) => convLayerPlanesSimd(w, p.input, p.weights, p.bias, p.relu, out, p, 0, planes));

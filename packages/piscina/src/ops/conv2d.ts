@@ -1,5 +1,5 @@
 import { allFinite, conv2dRows, conv2dRowsSimd, wasmSupport, withKernels } from '@kernelkit/cpu';
-import type { OpContext, OpImplementation, OpOutput, Conv2dProblem } from '@kernelkit/ops';
+import { conv2dMultiplyAdds, type OpContext, type OpImplementation, type OpOutput, type Conv2dProblem } from '@kernelkit/ops';
 import { split, taskCount } from '../call.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
@@ -21,7 +21,7 @@ export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
   const simd = 'module' in s ? s : undefined;
   const bands = async (p: Conv2dProblem, ctx: OpContext<Float32Array>, useSimd: boolean): Promise<OpOutput<Float32Array>> => {
     const rows = p.batch * p.height;
-    const work = rows * p.width * p.k * p.k;
+    const work = conv2dMultiplyAdds(p);
     if (inline(env, 'conv2d', work)) {
       const out = ctx.out ?? new Float32Array(rows * p.width);
       if (useSimd && simd !== undefined) withKernels(simd, (w) => conv2dRowsSimd(w, p.input, p.filter, out, p.height, p.width, p.k, 0, rows));
