@@ -112,3 +112,26 @@ export class WorkerError extends KernelkitError {
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new AbortError(signal.reason);
 }
+
+/**
+ * Resolves with `p`, or rejects with AbortError as soon as `signal` aborts (the work behind `p`
+ * may go on; its result is dropped).
+ */
+export function raceAbort<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return p;
+  if (signal.aborted) return Promise.reject(new AbortError(signal.reason));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new AbortError(signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

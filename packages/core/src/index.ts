@@ -10,6 +10,7 @@ export {
   DeviceError,
   WorkerError,
   throwIfAborted,
+  raceAbort,
 } from './errors.js';
 export type { KernelkitErrorCode, BackendFailure } from './errors.js';
 export {

@@ -11,11 +11,12 @@ import {
   makeTiming,
   now,
   throwIfAborted,
+  raceAbort,
 } from '@kernelkit/core';
 import type { Backend, BackendInfo, BackendName, OpData, OpName, OpProblem, OutputKind, Progress, Result, RunOptions } from './backend.js';
 import { OP_NAMES } from './backend.js';
 import { OPS, type DeviceForm } from './descriptors.js';
-import { DeviceArrayRegistry, isDeviceArray, readUnderSignal, type DeviceArray, type DeviceArraySource, type DeviceData } from './device-array.js';
+import { DeviceArrayRegistry, isDeviceArray, type DeviceArray, type DeviceArraySource, type DeviceData } from './device-array.js';
 
 export interface OpContext<D> {
   readonly variant: string;
@@ -142,7 +143,7 @@ function takeInputs<P>(op: OpName, problem: P, registry: DeviceArrayRegistry, re
       continue;
     }
     reads.push(
-      readUnderSignal(v.read(), signal).then(
+      raceAbort(v.read(), signal).then(
         (data) => [key, data] as const,
         (e: unknown) => {
           // Disposed between validation and the read: still the caller's argument.

@@ -5,7 +5,7 @@
  * output feeds the next without a trip through host memory. Ownership is explicit: the caller
  * disposes the handle (or the backend's dispose does); `read()` copies it back to the host.
  */
-import { AbortError, checkTypedArray, typedArrayTag, describeValue, DisposedError, InvalidArgumentError, type TypedArrayCtor } from '@kernelkit/core';
+import { checkTypedArray, typedArrayTag, describeValue, DisposedError, InvalidArgumentError, type TypedArrayCtor } from '@kernelkit/core';
 import type { BackendName } from './backend.js';
 
 export type DeviceDtype = 'f32' | 'f64' | 'u32' | 'i32';
@@ -297,28 +297,6 @@ export function assertArrayOrDevice(
   checkArrayOrDevice(value, name, ctors, length, lengthHint);
 }
 
-/**
- * A DeviceArray's `read()` that gives up when `signal` aborts (the read itself may go on; its
- * result is dropped).
- */
-export function readUnderSignal<T>(read: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return read;
-  if (signal.aborted) return Promise.reject(new AbortError(signal.reason));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new AbortError(signal.reason));
-    signal.addEventListener('abort', onAbort, { once: true });
-    read.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
 
 /** The element type of an array or handle (validators use it where they used the array's constructor). */
 export const dtypeOfInput = (v: DeviceData | DeviceArray): DeviceDtype => (isDeviceArray(v) ? v.dtype : dtypeOf(v));

@@ -8,6 +8,7 @@ import {
   describeValue,
   DisposedError,
   InvalidArgumentError,
+  raceAbort,
   throwIfAborted,
   UnsupportedError,
 } from '@kernelkit/core';
@@ -78,25 +79,6 @@ function streamVariant(variant: unknown, subgroups: boolean): 'wg' | 'subgroups'
   throw new InvalidArgumentError('options.variant', `unknown variant ${describeValue(variant)} for the streaming scan; expected ${STREAM_VARIANTS.join(' or ')}`);
 }
 
-/** Resolves with `p`, or rejects with AbortError as soon as `signal` aborts. */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return p;
-  throwIfAborted(signal);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new AbortError(signal.reason));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
 
 /** One set of buffers: a piece is uploaded into `src` and scanned into `dst`, which is read back through the device's staging ring. */
 interface BufferSet {
