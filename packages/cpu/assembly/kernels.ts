@@ -166,6 +166,13 @@ export function convLayer(inp: usize, channels: i32, height: i32, width: i32, we
   }
 }
 
+/** A boundary run of `bytes`: a copy of `src` with the 'copy' boundary, zeros with 'zero'. */
+@inline
+function copyOrZero(dst: usize, src: usize, bytes: usize, copy: bool): void {
+  if (copy) memory.copy(dst, src, bytes);
+  else memory.fill(dst, 0, bytes);
+}
+
 /**
  * One Jacobi step of the 7-point stencil, f32, over z-planes [zStart, zEnd) of an
  * [nz][ny][nx] grid: reads `src`, writes `dst` (both byte addresses of the grid's first cell).
@@ -180,18 +187,12 @@ export function stencilF32(src: usize, dst: usize, nx: i32, ny: i32, nz: i32, c0
   for (let z = zStart; z < zEnd; z++) {
     const zOff = (<usize>z) * pb;
     if (z == 0 || z == nz - 1 || ny < 3 || nx < 3) {
-      if (copy) memory.copy(dst + zOff, src + zOff, pb);
-      else memory.fill(dst + zOff, 0, pb);
+      copyOrZero(dst + zOff, src + zOff, pb, copy);
       continue;
     }
     const last = zOff + (<usize>(ny - 1)) * xb;
-    if (copy) {
-      memory.copy(dst + zOff, src + zOff, xb);
-      memory.copy(dst + last, src + last, xb);
-    } else {
-      memory.fill(dst + zOff, 0, xb);
-      memory.fill(dst + last, 0, xb);
-    }
+    copyOrZero(dst + zOff, src + zOff, xb, copy);
+    copyOrZero(dst + last, src + last, xb, copy);
     for (let y = 1; y < ny - 1; y++) {
       const row = zOff + (<usize>y) * xb;
       const s = src + row;
@@ -228,18 +229,12 @@ export function stencilF64(src: usize, dst: usize, nx: i32, ny: i32, nz: i32, c0
   for (let z = zStart; z < zEnd; z++) {
     const zOff = (<usize>z) * pb;
     if (z == 0 || z == nz - 1 || ny < 3 || nx < 3) {
-      if (copy) memory.copy(dst + zOff, src + zOff, pb);
-      else memory.fill(dst + zOff, 0, pb);
+      copyOrZero(dst + zOff, src + zOff, pb, copy);
       continue;
     }
     const last = zOff + (<usize>(ny - 1)) * xb;
-    if (copy) {
-      memory.copy(dst + zOff, src + zOff, xb);
-      memory.copy(dst + last, src + last, xb);
-    } else {
-      memory.fill(dst + zOff, 0, xb);
-      memory.fill(dst + last, 0, xb);
-    }
+    copyOrZero(dst + zOff, src + zOff, xb, copy);
+    copyOrZero(dst + last, src + last, xb, copy);
     for (let y = 1; y < ny - 1; y++) {
       const row = zOff + (<usize>y) * xb;
       const s = src + row;
