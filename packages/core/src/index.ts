@@ -33,3 +33,4 @@ export type { TypedArray, TypedArrayCtor } from './guards.js';
 export { now, makeTiming, median } from './timing.js';
 export type { Timing } from './timing.js';
 export { readEnumEnv } from './env.js';
+export { writeFileAtomic } from './files.js';

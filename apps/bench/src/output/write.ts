@@ -1,5 +1,5 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { writeFileAtomic } from '@kernelkit/core';
 import type { BenchReport } from '../types.js';
 import { formatMarkdown } from './markdown.js';
 import { renderCharts } from './svg.js';
@@ -8,10 +8,7 @@ import { STDOUT } from 'kernelkit/cli-kit';
 
 /** Write-then-rename, so a run killed mid-write (a device-time limit) leaves the previous file whole. */
 export async function put(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, path);
+  await writeFileAtomic(path, text);
 }
 
 /** The GPU in the file name when WebGPU ran on hardware, so results from one host sort together. */

@@ -1,7 +1,7 @@
 import os from 'node:os';
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '@kernelkit/core';
 import { OP_NAMES } from '@kernelkit/ops';
 import type { BackendCost } from './cost-model.js';
 
@@ -137,13 +137,5 @@ export async function writeCalibrationCache(path: string, machine: MachineIdenti
   const backends = { ...(file.machines[key]?.backends ?? {}) };
   for (const c of costs) backends[c.key] = c;
   const next: CalibrationFile = { version: CALIBRATION_FORMAT_VERSION, machines: { ...file.machines, [key]: { machine, backends } } };
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(tmp, JSON.stringify(next, null, 2) + '\n');
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
+  await writeFileAtomic(path, JSON.stringify(next, null, 2) + '\n');
 }

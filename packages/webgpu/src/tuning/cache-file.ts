@@ -1,5 +1,5 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '@kernelkit/core';
 
 /**
  * The tuning cache on disk:
@@ -79,8 +79,6 @@ export async function readTuningCache(path: string): Promise<TuningCacheContents
   return parseTuningCache(text, path);
 }
 
-let tempCounter = 0;
-
 /**
  * Merges `records` into the file's entries for `adapterKey` and replaces the file atomically
  * (temp file + rename), so a reader never sees half a file. The file is re-read first so entries
@@ -91,13 +89,5 @@ export async function writeTuningCache(path: string, adapterKey: string, records
   const current = await readTuningCache(path);
   const adapters = { ...current.adapters, [adapterKey]: { ...current.adapters[adapterKey], ...records } };
   const text = JSON.stringify({ version: TUNING_CACHE_VERSION, adapters }, null, 2) + '\n';
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.${++tempCounter}.tmp`;
-  try {
-    await writeFile(temp, text, 'utf8');
-    await rename(temp, path);
-  } catch (e) {
-    await rm(temp, { force: true }).catch(() => {});
-    throw e;
-  }
+  await writeFileAtomic(path, text);
 }
