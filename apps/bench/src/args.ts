@@ -33,7 +33,8 @@ export function buildProgram(): Command {
     .option('--md <file>', `write the markdown report ('${STDOUT}': stdout, the table then goes to stderr)`)
     .option('--svg <dir>', 'write one SVG chart per op')
     .option('--out <dir>', 'write <machine>-<date>.json/.md and per-op SVGs')
-    .option('--no-progress', 'no progress bar even on a terminal');
+    .option('--no-progress', 'no progress bar even on a terminal')
+    .option('--in-process', 'run every backend in this process instead of one child process per backend (a WebGPU or WebAssembly row then slows the JavaScript rows after it)');
 }
 
 /** Unknown case ids, and --op/--case filters that leave no case, are usage errors. */
@@ -78,5 +79,6 @@ export function parseBenchArgs(argv: readonly string[], isTty: boolean): BenchOp
     ...opt('svg', s('svg')),
     ...opt('out', s('out')),
     progress: isTty && o['progress'] !== false,
+    inProcess: o['inProcess'] === true,
   };
 }

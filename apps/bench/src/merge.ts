@@ -45,6 +45,7 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
     for (const b of report.backends) if (b.status === 'ok' || !backends.has(b.backend)) backends.set(b.backend, b);
     Object.assign(baseline, report.sequentialBaseline ?? {});
   }
+  const isolation = [...new Set(parts.flatMap((p) => (p.report.isolation === undefined ? [] : [p.report.isolation])))];
   const partial = [...new Set(parts.flatMap((p) => [...stoppedOf(p.report), ...(p.report.partial !== undefined ? [p.name] : [])]))];
   const stripped = mergeRows(parts.map((p) => p.report.rows), rowKey).map((r) => {
     if (r.status !== 'ok') return r;
@@ -63,6 +64,7 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
       first.report.checkPolicy.replace(STOPPED, '') +
       (partial.length ? ` Parts stopped before their end (a row they did not reach is here only if another part measured it): ${partial.join(', ')}.` : ''),
     sequentialBaseline: baseline,
+    ...(isolation.length ? { isolation: isolation.join('; ') } : {}),
     mergedFrom: parts.map((p) => p.name),
     ...(partial.length ? { stoppedParts: partial } : {}),
   };

@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { BackendLoaders } from 'kernelkit';
-import { median } from '@kernelkit/core';
-import type { Backend, OpArgs, OpData, OpName, Result, RunOptions } from '@kernelkit/ops';
-import { ROUTED_VARIANT, ROUTER, capReason, openBackend, type BenchBackend } from './backends.js';
+import { median, writeFileAtomic } from '@kernelkit/core';
+import { OP_NAMES, type GridPoints, type OpArgs, type OpData, type OpName, type RunOptions } from '@kernelkit/ops';
+import { ROUTED_VARIANT, ROUTER, benchOps, capReason, openBackend, type BenchBackend, type CallOutput, type Contender } from './backends.js';
 import { UsageError } from 'kernelkit/cli-kit';
 import { benchCases, type BenchCase } from './cases.js';
 import { checkResult, type Reference } from './check.js';
@@ -18,23 +20,50 @@ export interface RunHooks {
   readonly onRow?: (row: Row) => void;
   /** The report so far (marked `partial`) after each row, for writers that must survive a kill. */
   readonly onPartial?: (report: BenchReport) => void | Promise<void>;
+  /**
+   * A folder shared by the processes of one isolated run: the CPU backend leaves its grid-search
+   * point lists there, and later backends check against them (the f64 brute force is far too slow
+   * at the seed sizes).
+   */
+  readonly referenceDir?: string;
+  /** How the rows were isolated, for the report (default: IN_PROCESS). */
+  readonly isolation?: string;
+  /** A child of an isolated run has one backend: an unknown --variant is the parent's to judge across all of them. */
+  readonly parentChecksVariants?: boolean;
 }
+
+/** The report's isolation line for a run of every backend in this one process. */
+export const IN_PROCESS = 'all backends in one process (--in-process): rows after a WebGPU or WebAssembly row may be slowed by detached ArrayBuffers';
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-function call(b: Backend, op: OpName, args: OpArgs<OpName>, o: RunOptions<never>): Promise<Result<OpData<OpName>>> {
-  return (b[op] as (a: OpArgs<OpName>, o: RunOptions<never>) => Promise<Result<OpData<OpName>>>)(args, o);
+function call(b: Contender, op: OpName, args: OpArgs<OpName>, o: RunOptions<never>): Promise<CallOutput> {
+  return b.call(op, args, o);
+}
+
+const gridFile = (dir: string, caseId: string): string => join(dir, `${caseId}.grid.json`);
+
+/** The CPU backend's grid-search point lists another process of this run left in `dir`. */
+async function loadGridReferences(dir: string, cases: readonly BenchCase[], into: Map<string, OpData<OpName>>): Promise<void> {
+  for (const c of cases.filter((x) => x.op === 'gridSearch')) {
+    const text = await readFile(gridFile(dir, c.id), 'utf8').catch(() => undefined);
+    if (text === undefined) continue;
+    const g = JSON.parse(text) as { count: number; dims: number; points: number[] };
+    into.set(c.id, { count: g.count, dims: g.dims, points: Float64Array.from(g.points) } satisfies GridPoints);
+  }
 }
 
 export const CHECK_POLICY =
   'Every row is checked before it is timed. scan: against the f64 reference (integers bit-exact). small/tiny: CPU rows and, without a CPU row, ' +
   'all rows against the f64 reference (verifyResult); other backends against the sequential CPU output under the op\'s error factor × max|output|. ' +
-  'seed: the CPU output is trusted as the sequential baseline (the CPU backend passes the f64 conformance suite); grid search must equal the CPU point list exactly.';
+  'seed: the CPU output is trusted as the sequential baseline (the CPU backend passes the f64 conformance suite); grid search must equal the CPU point list exactly. ' +
+  'Where the CPU output is not at hand (each backend in its own process, or no CPU row): small/tiny against the f64 reference; seed against it at 2000 sampled outputs, grid search against the CPU point list the CPU process left behind. ' +
+  'Peers (onnxruntime, tfjs-wasm) are checked like any other backend.';
 
 /** One backend's share of the run: its rows to measure, or the reason it could not start. */
 type Planned =
-  | { readonly name: BenchBackend; readonly status: 'ok'; readonly backend: Backend; readonly startMs: number; readonly work: readonly { readonly c: BenchCase; readonly variants: readonly string[] }[] }
-  | { readonly name: BenchBackend; readonly status: 'errored'; readonly reason: string };
+  | { readonly name: BenchBackend; readonly status: 'ok'; readonly backend: Contender; readonly startMs: number; readonly work: readonly { readonly c: BenchCase; readonly variants: readonly string[] }[] }
+  | { readonly name: BenchBackend; readonly status: 'errored'; readonly reason: string; readonly cases: readonly BenchCase[] };
 
 /** --variant names that no started backend has for the selected ops, and a filter that leaves no row, are usage errors. */
 function checkVariants(o: BenchOptions, plan: readonly Planned[], cases: readonly BenchCase[]): void {
@@ -68,22 +97,29 @@ export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<B
   // Every backend opens before any row runs: the variants are then known (the row count, the
   // --variant check), and what opening prints (Dawn's warnings) lands before a progress bar starts.
   const plan: Planned[] = [];
+  if (hooks.referenceDir !== undefined) await loadGridReferences(hooks.referenceDir, cases, cpuRef);
   try {
     for (const name of order) {
+      const own = cases.filter((c) => benchOps(name, [c.op]).length > 0);
+      if (!own.length) {
+        // A peer with no counterpart of the selected ops: listed, so the table says why it has no rows.
+        starts.push({ backend: name, status: 'skipped', reason: `has rows for ${benchOps(name, OP_NAMES).join(' and ')} only; none of those selected` });
+        continue;
+      }
       const opened = await openBackend(name, o.threads, hooks.loaders);
       if (opened.status === 'errored') {
-        plan.push({ name, status: 'errored', reason: opened.reason });
+        plan.push({ name, status: 'errored', reason: opened.reason, cases: own });
         starts.push({ backend: name, status: 'skipped', reason: opened.reason });
         continue;
       }
       const b = opened.backend;
-      const offered = (c: BenchCase): string[] => (name === ROUTER ? [ROUTED_VARIANT] : ladderOrder(c.op, b.variants(c.op)));
-      const work = cases.map((c) => ({ c, variants: offered(c).filter((v) => o.variants === undefined || o.variants.includes(v)) }));
+      const offered = (c: BenchCase): string[] => (name === ROUTER ? [ROUTED_VARIANT] : ladderOrder(c.op, [...b.variants(c.op)]));
+      const work = own.map((c) => ({ c, variants: offered(c).filter((v) => o.variants === undefined || o.variants.includes(v)) }));
       plan.push({ name, status: 'ok', backend: b, startMs: opened.startMs, work });
       starts.push({ backend: name, status: 'ok', startMs: opened.startMs, description: b.info.description, info: b.info });
     }
-    checkVariants(o, plan, cases);
-    const planned = plan.reduce((n, p) => n + (p.status === 'ok' ? p.work.reduce((k, w) => k + w.variants.length, 0) : cases.length), 0);
+    if (!hooks.parentChecksVariants) checkVariants(o, plan, cases);
+    const planned = plan.reduce((n, p) => n + (p.status === 'ok' ? p.work.reduce((k, w) => k + w.variants.length, 0) : p.cases.length), 0);
     hooks.onTotal?.(planned);
     const snapshot = (partial: boolean): BenchReport => ({
       schema: 'kernelkit-bench/1',
@@ -94,6 +130,7 @@ export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<B
       rows: withSpeedups(rows, cpuDefault),
       wallMs: performance.now() - t0,
       checkPolicy: CHECK_POLICY,
+      isolation: hooks.isolation ?? IN_PROCESS,
       sequentialBaseline: { ...cpuDefault },
       ...(partial ? { partial: { rowsDone: rows.length, pairsPlanned: order.length * cases.length } } : {}),
     });
@@ -105,7 +142,7 @@ export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<B
 
     for (const p of plan) {
       if (p.status === 'errored') {
-        for (const c of cases) await add({ status: 'skipped', op: c.op, caseId: c.id, label: c.label, backend: p.name, variant: '*', reason: `backend unavailable: ${p.reason}` });
+        for (const c of p.cases) await add({ status: 'skipped', op: c.op, caseId: c.id, label: c.label, backend: p.name, variant: '*', reason: `backend unavailable: ${p.reason}` });
         continue;
       }
       const b = p.backend;
@@ -117,6 +154,10 @@ export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<B
           let args = argsCache.get(c.id);
           if (!args) argsCache.set(c.id, (args = await c.make()));
           for (const variant of variants) await add(await runRow(b, p.name, c, variant, args, o, cpuRef));
+          if (p.name === 'cpu' && c.op === 'gridSearch' && hooks.referenceDir !== undefined && cpuRef.has(c.id)) {
+            const g = cpuRef.get(c.id) as GridPoints;
+            await writeFileAtomic(gridFile(hooks.referenceDir, c.id), JSON.stringify({ count: g.count, dims: g.dims, points: [...g.points] }));
+          }
         }
       } finally {
         // Done with this backend: its pool or device is released before the next one is measured.
@@ -129,7 +170,7 @@ export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<B
   }
 }
 
-async function runRow(b: Backend, name: BenchBackend, c: BenchCase, variant: string, args: OpArgs<OpName>, o: BenchOptions, cpuRef: Map<string, OpData<OpName>>): Promise<Row> {
+async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: string, args: OpArgs<OpName>, o: BenchOptions, cpuRef: Map<string, OpData<OpName>>): Promise<Row> {
   const key = { op: c.op, caseId: c.id, label: c.label, backend: name, variant };
   const cap = capReason(b, variant, c);
   if (cap) return { ...key, status: 'skipped', reason: cap };
@@ -144,7 +185,15 @@ async function runRow(b: Backend, name: BenchBackend, c: BenchCase, variant: str
     let last = first;
     const firstCallMs = performance.now() - t;
     const ref: Reference | undefined =
-      name === 'cpu' ? (o.workload === 'seed' ? undefined : { kind: 'f64' }) : cpuRef.has(c.id) ? { kind: 'cpu', data: cpuRef.get(c.id)! } : { kind: 'f64' };
+      name === 'cpu'
+        ? o.workload === 'seed'
+          ? undefined
+          : { kind: 'f64' }
+        : cpuRef.has(c.id)
+          ? { kind: 'cpu', data: cpuRef.get(c.id)! }
+          : o.workload === 'seed'
+            ? { kind: 'sampled' }
+            : { kind: 'f64' };
     let how = 'sequential baseline (trusted)';
     if (ref) {
       const r = checkResult(c.op, args, first.data, ref);
@@ -171,6 +220,7 @@ async function runRow(b: Backend, name: BenchBackend, c: BenchCase, variant: str
       if (m.stats.samples > 1) m = { ...m, ...kernelMedian([second.timing?.kernelMs, ...(await timedKernels(b, c.op, args, opts, estMs))]) };
     }
     const perSec = (ms: number) => c.work / (ms / 1000);
+    const notes = (name === ROUTER ? last : first).notes;
     return {
       ...key,
       status: 'ok',
@@ -181,7 +231,7 @@ async function runRow(b: Backend, name: BenchBackend, c: BenchCase, variant: str
       throughput: { value: perSec(m.stats.medianMs), unit: c.unit },
       check: how,
       // The router's warm call says where the timed calls went (its first may have weighed a backend's start-up).
-      ...((name === ROUTER ? last : first).notes?.length ? { notes: (name === ROUTER ? last : first).notes } : {}),
+      ...(notes?.length ? { notes } : {}),
     };
   } catch (err) {
     return { ...key, status: 'errored', message: message(err) };
@@ -189,7 +239,7 @@ async function runRow(b: Backend, name: BenchBackend, c: BenchCase, variant: str
 }
 
 /** Up to three more calls with `timing` when a call is cheap, for the kernel column's median. */
-async function timedKernels(b: Backend, op: OpName, args: OpArgs<OpName>, opts: RunOptions<never>, estMs: number): Promise<(number | undefined)[]> {
+async function timedKernels(b: Contender, op: OpName, args: OpArgs<OpName>, opts: RunOptions<never>, estMs: number): Promise<(number | undefined)[]> {
   const out: (number | undefined)[] = [];
   for (let i = 0; i < (estMs < 1000 ? 3 : 0); i++) out.push((await call(b, op, args, opts)).timing?.kernelMs);
   return out;

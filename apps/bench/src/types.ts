@@ -20,6 +20,8 @@ export interface BenchOptions {
   readonly svg?: string;
   readonly out?: string;
   readonly progress: boolean;
+  /** Every backend in this process instead of one child process each. */
+  readonly inProcess: boolean;
 }
 
 export interface Stats {
@@ -91,6 +93,8 @@ export interface BenchReport {
   readonly rows: readonly Row[];
   readonly wallMs: number;
   readonly checkPolicy: string;
+  /** How rows were kept apart: one process per backend, or all in one (`--in-process`). */
+  readonly isolation?: string;
   /** The CPU backend's default variant per op: the sequential baseline of `speedupVsSequential`. */
   readonly sequentialBaseline?: Readonly<Partial<Record<OpName, string>>>;
   /** Present while a run is still going: the file was written after a row, not at the end. */

@@ -19,6 +19,7 @@ export function formatMarkdown(r: BenchReport): string {
     '',
     ...(r.partial ? [`**Partial**: ${r.partial.rowsDone} rows measured of ${r.partial.pairsPlanned} backend × case pairs planned; the run was still going (or was stopped) when this was written.`, ''] : []),
     ...(r.mergedFrom ? [`Merged from ${r.mergedFrom.length} runs on this machine: ${r.mergedFrom.join(', ')}.`, ''] : []),
+    ...(r.isolation ? [`Isolation: ${r.isolation}.`, ''] : []),
     `Correctness: ${r.checkPolicy}`,
     '',
     'Times are medians of sequential runs (tinybench; rows over the single-shot bound (1.5 s small, 5 s seed) are timed once: samples = 1, the checked first run when it alone is over the bound); "first call" is the cold first run (pipeline compiles, pool warm-up); "kernel" is the backend-reported compute time where it has one (WebGPU: timestamps around the call\'s passes, right after the call\'s own upload; big batches in chunks sum their chunks\' passes; resident back-to-back times: apps/studies/dist/webgpu/steady.js); speed-ups are of medians, over the sequential CPU backend and over the previous variant of the same backend (simplest first).',
