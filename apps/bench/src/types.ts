@@ -21,7 +21,7 @@ export interface BenchOptions {
   readonly out?: string;
   readonly progress: boolean;
   /** Every backend in this process instead of one child process each. */
-  readonly inProcess: boolean;
+  readonly inProcess?: boolean;
 }
 
 export interface Stats {
