@@ -7,7 +7,7 @@ import { assertInteger, InvalidArgumentError } from '@kernelkit/core';
 import type { Backend, ConvLayerProblem } from '@kernelkit/ops';
 import { timeConvLayerPass, type ConvLayerConfig } from './ops/conv-layer.js';
 import { DEVICE_LIMITS } from './runtime/adapter.js';
-import { setRecreateHook, type GpuDevice, type GpuDeviceStats } from './runtime/device.js';
+import { setPassHook, setRecreateHook, type GpuDevice, type GpuDeviceStats } from './runtime/device.js';
 import { processLiveBuffers } from './runtime/ledger.js';
 import { deviceOf } from './runtime/registry.js';
 import type { Program } from './runtime/program.js';
@@ -57,6 +57,23 @@ export function failNextDeviceRecreation(backend: Backend, reason: string): void
   setRecreateHook(gpu, async () => {
     setRecreateHook(gpu, undefined);
     throw new Error(reason);
+  });
+}
+
+/**
+ * Makes the `nth` pass from now (1: the next one) one WebGPU refuses: its first dispatch asks
+ * for maxComputeWorkgroupsPerDimension + 1 workgroups in x. The op call running it rejects with
+ * DeviceError; what a failed call must leave alone (the caller's `out`) can then be checked.
+ */
+export function failPass(backend: Backend, nth = 1): void {
+  assertInteger(nth, 'nth', 1);
+  const gpu = deviceOf(backend);
+  let left = nth;
+  setPassHook(gpu, (dispatches) => {
+    if (dispatches.length === 0 || --left > 0) return dispatches;
+    setPassHook(gpu, undefined);
+    const [first, ...rest] = dispatches;
+    return [{ ...first!, workgroups: [gpu.device.limits.maxComputeWorkgroupsPerDimension + 1, 1, 1] }, ...rest];
   });
 }
 

@@ -7,7 +7,8 @@ import type { Program } from '../runtime/program.js';
 import { TimestampTimer } from '../runtime/timestamps.js';
 import { log2Bucket } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
-import { addMs, bytesOf, itemsPerChunk } from './common.js';
+import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
+import { addMs, bytesOf, executeParts, itemsPerChunk, workPerSubmit, type WorkRate } from './common.js';
 import { convLayerDirect, convLayerGemm, convLayerGemmPx, convLayerTiled, type GemmPixels } from './conv-layer.wgsl.js';
 
 /** Everything of the problem but the input, which is a host array or a GPU buffer. */
@@ -26,10 +27,27 @@ interface Plan {
   /** Length of the uniform weight array the program declares (the binding must cover it). */
   readonly uniformVec4s?: number;
   readonly workgroups: (p: Shape, n: number) => [number, number, number];
+  /** Outputs (pixel × map) one workgroup computes, each C·K² multiply-adds: what sizes a submit. */
+  readonly groupOutputs: number;
+  readonly rate: WorkRate;
   readonly note?: string;
 }
 
-const directPlan = (p: Shape): Plan => ({ program: convLayerDirect(p.k), uniformWeights: false, workgroups: (q, n) => [Math.ceil((q.outHeight * q.outWidth) / 256), q.maps, n] });
+/**
+ * Multiply-adds per ms, low estimates (see WorkRate): llvmpipe on two cores gets about twice
+ * these; there the tiled kernel's barriers make it the slowest and gemm's register tiles the fastest.
+ */
+const DIRECT_RATE: WorkRate = { software: 7e4, hardware: 1e9 };
+const TILED_RATE: WorkRate = { software: 2.4e4, hardware: 1e9 };
+const GEMM_RATE: WorkRate = { software: 2e5, hardware: 3e9 };
+
+const directPlan = (p: Shape): Plan => ({
+  program: convLayerDirect(p.k),
+  uniformWeights: false,
+  workgroups: (q, n) => [Math.ceil((q.outHeight * q.outWidth) / 256), q.maps, n],
+  groupOutputs: 256,
+  rate: DIRECT_RATE,
+});
 
 /** Why the tiled kernel cannot run this layer, or undefined when it can. */
 function whyTiledCannotRun(gpu: GpuDevice, p: Shape): string | undefined {
@@ -49,6 +67,8 @@ function tiledPlan(gpu: GpuDevice, p: Shape): Plan {
     uniformWeights: true,
     uniformVec4s: len,
     workgroups: (q, n) => [Math.ceil(q.outWidth / 16) * Math.ceil(q.outHeight / 16), q.maps, n],
+    groupOutputs: 256,
+    rate: TILED_RATE,
   };
 }
 
@@ -72,11 +92,10 @@ function gemmPlan(p: Shape, mt: 4 | 8 | 16, px: GemmPixels): Plan {
   return {
     program: px === 1 ? convLayerGemm(p.k, mt) : convLayerGemmPx(p.k, mt, px),
     uniformWeights: false,
-    workgroups: (q, n) => {
-      const groups = Math.ceil((n * q.outHeight * Math.ceil(q.outWidth / px)) / 256);
-      const x = Math.min(groups, 65535);
-      return [x, Math.ceil(q.maps / mt), Math.ceil(groups / x)];
-    },
+    // One row of pixel groups per map tile; gridParts cuts x where it passes the device's limit.
+    workgroups: (q, n) => [Math.ceil((n * q.outHeight * Math.ceil(q.outWidth / px)) / 256), Math.ceil(q.maps / mt), 1],
+    groupOutputs: 256 * px * mt,
+    rate: GEMM_RATE,
   };
 }
 
@@ -133,8 +152,40 @@ interface Job {
   readonly warmUp: boolean;
 }
 
-const params = (p: Shape, n: number, flags: number): ArrayBuffer =>
-  packParams([['u32', n], ['u32', p.channels], ['u32', p.height], ['u32', p.width], ['u32', p.maps], ['u32', p.outHeight], ['u32', p.outWidth], ['u32', flags]]);
+const params = (p: Shape, n: number, flags: number, part: GridPart): ArrayBuffer =>
+  packParams([
+    ['u32', n],
+    ['u32', p.channels],
+    ['u32', p.height],
+    ['u32', p.width],
+    ['u32', p.maps],
+    ['u32', p.outHeight],
+    ['u32', p.outWidth],
+    ['u32', flags],
+    ['u32', part.offset[0]],
+    ['u32', part.offset[1]],
+    ['u32', part.offset[2]],
+  ]);
+
+/** The grid of `n` images in parts within the device's limits, grouped into submits of about SUBMIT_MS of work. */
+function layerSubmits(l: LayerContext, n: number): GridPart[][] {
+  const { gpu, p, plan } = l;
+  const maxGroups = workPerSubmit(gpu, plan.rate) / (plan.groupOutputs * p.channels * p.k * p.k);
+  return submitsOf(gridParts(plan.workgroups(p, n), gpu.limits.workgroupsPerDimension, maxGroups), maxGroups);
+}
+
+/** Binds one part of a chunk of `n` images; its params uniform goes onto `temps`. */
+function bindPart(l: LayerContext, n: number, input: GPUBuffer, output: GPUBuffer, part: GridPart, temps: GPUBuffer[]): GPUBindGroup {
+  const uniform = l.gpu.uniform(params(l.p, n, l.flags, part));
+  temps.push(uniform);
+  return l.gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]);
+}
+
+/** Images per chunk: `chunkItems`, or about DEFAULT_CHUNK_BYTES, within one storage binding. */
+function imagesPerChunk(gpu: GpuDevice, p: Shape, chunking: ConvLayerChunking): number {
+  const perImage = Math.max(p.channels * p.height * p.width, convLayerOutputLength({ ...p, batch: 1 })) * 4;
+  return Math.min(itemsPerChunk(gpu, perImage, 'input'), chunking.chunkItems ?? Math.max(1, Math.floor(DEFAULT_CHUNK_BYTES / perImage)));
+}
 
 /**
  * The layer over the whole batch, inside one exclusive section: in one pass when the batch fits
@@ -143,8 +194,7 @@ const params = (p: Shape, n: number, flags: number): ArrayBuffer =>
 function runLayer(gpu: GpuDevice, p: Shape, src: Source, sink: Sink, plan: Plan, job: Job): Promise<LayerRun> {
   const inPer = p.channels * p.height * p.width;
   const outPer = convLayerOutputLength({ ...p, batch: 1 });
-  const perImage = Math.max(inPer, outPer) * 4;
-  const per = Math.min(itemsPerChunk(gpu, perImage, 'input'), job.chunking.chunkItems ?? Math.max(1, Math.floor(DEFAULT_CHUNK_BYTES / perImage)));
+  const per = imagesPerChunk(gpu, p, job.chunking);
   if (sink === 'device' && p.batch * outPer * 4 > gpu.limits.bufferSize) {
     throw new LimitExceededError('output', `a device output of ${p.batch * outPer * 4} bytes is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes); ask for output: 'array'`);
   }
@@ -185,12 +235,10 @@ async function single(l: LayerContext, src: Source, sink: Sink): Promise<LayerRu
   const size = p.batch * outPer * 4;
   const input = 'host' in src ? await gpu.upload(src.host, 0, l.job.signal) : src.buffer;
   const output = gpu.storage(size);
-  const uniform = gpu.uniform(params(p, p.batch, l.flags));
-  const bindGroup = gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]);
   const reads = typeof sink === 'object' ? [{ buffer: output, offset: 0, size, into: bytesOf(sink.host, 0, p.batch * outPer) }] : [];
-  const r = await gpu.execute([{ pipeline: l.pipeline, bindGroup, workgroups: l.plan.workgroups(p, p.batch) }], reads, l.job.timing, l.job.warmUp);
+  const bind = (part: GridPart, temps: GPUBuffer[]) => bindPart(l, p.batch, input, output, part, temps);
+  const r = await executeParts(gpu, l.pipeline, layerSubmits(l, p.batch), bind, reads, l.job.timing, l.job.signal, l.job.warmUp);
   if ('host' in src) gpu.release(input);
-  gpu.release(uniform);
   if (sink === 'device') return { buffer: output, kernelMs: r.kernelMs, chunks: 1, overlapped: false };
   gpu.release(output);
   return { kernelMs: r.kernelMs, chunks: 1, overlapped: false };
@@ -213,13 +261,12 @@ async function sequential(l: LayerContext, src: Source, sink: Sink): Promise<Lay
         copyBuffer(gpu, src.buffer, b0 * inPer * 4, input, 0, n * inPer * 4);
       }
       const output = gpu.storage(n * outPer * 4);
-      const uniform = gpu.uniform(params(p, n, l.flags));
-      const bindGroup = gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]);
       const reads = typeof sink === 'object' ? [{ buffer: output, offset: 0, size: n * outPer * 4, into: bytesOf(sink.host, b0 * outPer, n * outPer) }] : [];
-      const r = await gpu.execute([{ pipeline: l.pipeline, bindGroup, workgroups: l.plan.workgroups(p, n) }], reads, l.job.timing, l.job.warmUp && b0 === 0);
+      const bind = (part: GridPart, temps: GPUBuffer[]) => bindPart(l, n, input, output, part, temps);
+      const r = await executeParts(gpu, l.pipeline, layerSubmits(l, n), bind, reads, l.job.timing, l.job.signal, l.job.warmUp && b0 === 0);
       if (full !== undefined) copyBuffer(gpu, output, 0, full, b0 * outPer * 4, n * outPer * 4);
       kernelMs = addMs(kernelMs, r.kernelMs);
-      gpu.release(input, output, uniform);
+      gpu.release(input, output);
       chunks++;
       l.job.onProgress?.({ done: b0 + n, total: p.batch, unit: 'images' });
     }
@@ -233,8 +280,8 @@ async function sequential(l: LayerContext, src: Source, sink: Sink): Promise<Lay
 interface ChunkSet {
   readonly input: GPUBuffer;
   readonly output: GPUBuffer;
-  readonly uniform: GPUBuffer;
-  readonly bindGroup: GPUBindGroup;
+  /** The params uniforms of the chunk last submitted on this set (one per part of its grid). */
+  temps: GPUBuffer[];
   readonly timer: TimestampTimer | undefined;
   /** The chunk last submitted on this set: its readback (and timestamp read) until done. */
   pending: Promise<void> | undefined;
@@ -244,26 +291,21 @@ interface ChunkSet {
  * Two buffer sets, alternating: while chunk n computes, chunk n+1's input is staged into the
  * other set (its copies ordered after the earlier submits) and chunk n−1 is read back, both
  * through the device's staging ring. A set is reused only after its previous chunk's readback
- * finished.
+ * finished. A chunk longer than one submit's work (software adapters) runs as several submits,
+ * each awaited with an abort check after it; only the last overlaps with the readbacks.
  */
 async function overlapped(l: LayerContext, src: Source, sink: Sink): Promise<LayerRun> {
   const { gpu, p, inPer, outPer, per } = l;
   const device = gpu.device;
   const timed = l.job.timing && gpu.hasTimestamps;
   const full = sink === 'device' ? gpu.storage(p.batch * outPer * 4) : undefined;
-  const sets: ChunkSet[] = [0, 1].map(() => {
-    const input = gpu.storage(per * inPer * 4);
-    const output = gpu.storage(per * outPer * 4);
-    const uniform = gpu.uniform(params(p, per, l.flags));
-    return {
-      input,
-      output,
-      uniform,
-      bindGroup: gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]),
-      timer: timed ? new TimestampTimer(device) : undefined,
-      pending: undefined,
-    };
-  });
+  const sets: ChunkSet[] = [0, 1].map(() => ({
+    input: gpu.storage(per * inPer * 4),
+    output: gpu.storage(per * outPer * 4),
+    temps: [],
+    timer: timed ? new TimestampTimer(device) : undefined,
+    pending: undefined,
+  }));
   let kernelMs: number | undefined = timed ? 0 : undefined;
   let chunks = 0;
   let failed = true;
@@ -271,28 +313,48 @@ async function overlapped(l: LayerContext, src: Source, sink: Sink): Promise<Lay
     for (let b0 = 0, i = 0; b0 < p.batch; b0 += per, i++) {
       const s = sets[i % 2]!;
       if (s.pending !== undefined) await s.pending;
+      gpu.release(...s.temps);
+      s.temps = [];
       throwIfAborted(l.job.signal);
       const n = Math.min(per, p.batch - b0);
-      if (n !== per) device.queue.writeBuffer(s.uniform, 0, params(p, n, l.flags));
       if ('host' in src) await gpu.write(s.input, 0, src.host.subarray(b0 * inPer, (b0 + n) * inPer), l.job.signal);
-      const enc = device.createCommandEncoder();
-      if ('buffer' in src) enc.copyBufferToBuffer(src.buffer, b0 * inPer * 4, s.input, 0, n * inPer * 4);
-      const pass = enc.beginComputePass(s.timer !== undefined ? { timestampWrites: s.timer.writes() } : {});
-      pass.setPipeline(l.pipeline);
-      pass.setBindGroup(0, s.bindGroup);
-      const [x, y, z] = l.plan.workgroups(p, n);
-      pass.dispatchWorkgroups(x, y, z);
-      pass.end();
-      s.timer?.resolve(enc);
+      const submits = layerSubmits(l, n);
+      // Timestamps bracket one pass: a chunk cut into several submits is not timed.
+      const timer = submits.length === 1 ? s.timer : undefined;
+      if (timed && timer === undefined) kernelMs = undefined;
+      let checked: Promise<void> = Promise.resolve();
+      for (let j = 0; j < submits.length; j++) {
+        const last = j === submits.length - 1;
+        checked = gpu.submitChecked(() => {
+          const enc = device.createCommandEncoder();
+          if (j === 0 && 'buffer' in src) enc.copyBufferToBuffer(src.buffer, b0 * inPer * 4, s.input, 0, n * inPer * 4);
+          const pass = enc.beginComputePass(timer !== undefined ? { timestampWrites: timer.writes() } : {});
+          pass.setPipeline(l.pipeline);
+          for (const part of submits[j]!) {
+            pass.setBindGroup(0, bindPart(l, n, s.input, s.output, part, s.temps));
+            pass.dispatchWorkgroups(part.workgroups[0], part.workgroups[1], part.workgroups[2]);
+          }
+          pass.end();
+          timer?.resolve(enc);
+          if (last && full !== undefined) enc.copyBufferToBuffer(s.output, 0, full, b0 * outPer * 4, n * outPer * 4);
+          return [enc.finish()];
+        });
+        if (!last) {
+          await gpu.race(device.queue.onSubmittedWorkDone());
+          await checked;
+          throwIfAborted(l.job.signal);
+        }
+      }
       const bytes = n * outPer * 4;
-      if (full !== undefined) enc.copyBufferToBuffer(s.output, 0, full, b0 * outPer * 4, bytes);
-      device.queue.submit([enc.finish()]);
       const at = b0;
       const host = typeof sink === 'object' ? sink.host : undefined;
+      const ready = checked;
       s.pending = (async () => {
-        if (host !== undefined) await gpu.read(s.output, 0, bytes, bytesOf(host, at * outPer, n * outPer), l.job.signal);
-        if (s.timer !== undefined) {
-          const ms = await s.timer.read(gpu);
+        // Gated on the pass: a refused one never reaches the caller's memory.
+        if (host !== undefined) await gpu.read(s.output, 0, bytes, bytesOf(host, at * outPer, n * outPer), l.job.signal, ready);
+        await ready;
+        if (timer !== undefined) {
+          const ms = await timer.read(gpu);
           kernelMs = addMs(kernelMs, ms);
           // That readback waited behind this chunk's pass.
           if (host !== undefined && ms !== undefined) gpu.clock.waitedForKernel(ms);
@@ -310,7 +372,7 @@ async function overlapped(l: LayerContext, src: Source, sink: Sink): Promise<Lay
   } finally {
     if (failed) await Promise.allSettled(sets.map((s) => s.pending ?? Promise.resolve()));
     for (const s of sets) {
-      gpu.release(s.input, s.output, s.uniform);
+      gpu.release(s.input, s.output, ...s.temps);
       s.timer?.destroy();
     }
     if (failed && full !== undefined) gpu.release(full);
@@ -332,8 +394,13 @@ async function runPlan(gpu: GpuDevice, p: ResidentProblem<'convLayer'>, ctx: OpC
     const data = gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, convLayerOutputLength(p));
     return { data, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
   }
-  const out = ctx.out ?? gpu.output(Float32Array, convLayerOutputLength(p));
-  const r = await runLayer(gpu, shape, src, { host: out }, plan, job);
+  // Several chunks each write their part of the output: into a buffer of our own when the caller
+  // gave `out`, copied over at the end, so a failure in a later chunk leaves `out` as it was.
+  const chunked = imagesPerChunk(gpu, shape, chunking) < p.batch;
+  const target = ctx.out !== undefined && !chunked ? ctx.out : gpu.output(Float32Array, convLayerOutputLength(p));
+  const r = await runLayer(gpu, shape, src, { host: target }, plan, job);
+  if (ctx.out !== undefined && target !== ctx.out) ctx.out.set(target);
+  const out = ctx.out ?? target;
   const chunk = chunkNote(r);
   return { data: out, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
 }

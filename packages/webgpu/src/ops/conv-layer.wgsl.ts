@@ -1,8 +1,12 @@
 import type { Program } from '../runtime/program.js';
 
-/** Shapes come from a uniform; only K (and the gemm map tile) is baked in, so loops unroll. */
+/**
+ * Shapes come from a uniform; only K (and the gemm map tile) is baked in, so loops unroll. The
+ * uniform also holds the offset (in workgroups) of this dispatch's part of the grid: grids past
+ * the per-dimension limit, or too long for one submit, run as several (runtime/usage.ts gridParts).
+ */
 const HEADER = `
-struct P { n: u32, c: u32, h: u32, w: u32, m: u32, oh: u32, ow: u32, flags: u32 }
+struct P { n: u32, c: u32, h: u32, w: u32, m: u32, oh: u32, ow: u32, flags: u32, ox: u32, oy: u32, oz: u32, pad: u32 }
 @group(0) @binding(0) var<storage, read> inp: array<f32>;
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
 @group(0) @binding(3) var<storage, read_write> outp: array<f32>;
@@ -21,8 +25,8 @@ export function convLayerDirect(k: number): Program {
   const wgsl = `${HEADER}
 ${STORAGE_W}
 const K: u32 = ${k}u;
-@compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3u) {
-  let pix = g.x; let m = g.y; let b = g.z;
+@compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let pix = (wid.x + p.ox) * 256u + li; let m = wid.y + p.oy; let b = wid.z + p.oz;
   if (pix >= p.oh * p.ow) { return; }
   let oy = pix / p.ow; let ox = pix % p.ow;
   var acc = 0.0;
@@ -46,8 +50,9 @@ const K: u32 = ${k}u; const T: u32 = ${T}u;
 var<workgroup> tile: array<f32, ${T * T}>;
 @compute @workgroup_size(16, 16) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) l: vec3u, @builtin(local_invocation_index) li: u32) {
   let tilesX = (p.ow + 15u) / 16u;
-  let ox0 = (wid.x % tilesX) * 16u; let oy0 = (wid.x / tilesX) * 16u;
-  let m = wid.y; let b = wid.z;
+  let ti = wid.x + p.ox;
+  let ox0 = (ti % tilesX) * 16u; let oy0 = (ti / tilesX) * 16u;
+  let m = wid.y + p.oy; let b = wid.z + p.oz;
   let ox = ox0 + l.x; let oy = oy0 + l.y;
   var acc = 0.0;
   for (var c = 0u; c < p.c; c++) {
@@ -81,14 +86,14 @@ export function convLayerGemm(k: number, mt: number): Program {
 ${STORAGE_W}
 const K: u32 = ${k}u; const MT: u32 = ${mt}u; const KC: u32 = ${GEMM_KC}u;
 var<workgroup> ws: array<f32, ${GEMM_KC * mt}>;
-@compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
+@compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
   let npix = p.n * p.oh * p.ow;
-  let pix = (wid.x + wid.z * nwg.x) * 256u + li;
+  let pix = (wid.x + p.ox) * 256u + li;
   let live = pix < npix;
   let q = min(pix, npix - 1u);
   let b = q / (p.oh * p.ow); let r = q % (p.oh * p.ow);
   let oy = r / p.ow; let ox = r % p.ow;
-  let m0 = wid.y * MT;
+  let m0 = (wid.y + p.oy) * MT;
   let kk = p.c * K * K;
   let ibase = (b * p.c * p.h + oy) * p.w + ox;
   var acc: array<f32, ${mt}>;
@@ -153,15 +158,15 @@ export function convLayerGemmPx(k: number, mt: number, px: GemmPixels): Program 
 ${STORAGE_W}
 const K: u32 = ${k}u; const MT: u32 = ${mt}u; const M4: u32 = ${M4}u; const PX: u32 = ${px}u; const CC: u32 = ${CC}u;
 var<workgroup> ws: array<vec4<f32>, ${CC * k * k * M4}>;
-@compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
+@compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
   let gx = (p.ow + PX - 1u) / PX;
   let ng = p.n * p.oh * gx;
-  let gi = (wid.x + wid.z * nwg.x) * 256u + li;
+  let gi = (wid.x + p.ox) * 256u + li;
   let live = gi < ng;
   let q = min(gi, ng - 1u);
   let b = q / (p.oh * gx); let r = q % (p.oh * gx);
   let oy = r / gx; let ox0 = (r % gx) * PX;
-  let m0 = wid.y * MT;
+  let m0 = (wid.y + p.oy) * MT;
   ${decls.join('\n  ')}
   for (var c0 = 0u; c0 < p.c; c0 += CC) {
     workgroupBarrier();

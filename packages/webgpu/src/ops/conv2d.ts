@@ -5,20 +5,42 @@ import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
 import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
-import { addMs, bytesOf, callTimes, itemsPerChunk, type CallTimes } from './common.js';
+import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
+import { addMs, bytesOf, callTimes, executeParts, itemsPerChunk, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
 import { COARSENED_CONFIG, conv2dBlock, conv2dCoalesced, conv2dNaive, conv2dTileBytes, conv2dTiled, TILED_CONFIG, type Conv2dTileConfig } from './conv2d.wgsl.js';
 
-type Plan = { program: Program; uniformFilter: boolean; workgroups: (p: Pick<Conv2dProblem, 'width' | 'height'>, images: number) => [number, number, number]; note?: string };
+type Plan = {
+  program: Program;
+  uniformFilter: boolean;
+  workgroups: (p: Pick<Conv2dProblem, 'width' | 'height'>, images: number) => [number, number, number];
+  /** Output pixels one workgroup computes (with K² multiply-adds each): what sizes a submit. */
+  groupPixels: number;
+  rate: WorkRate;
+  note?: string;
+};
 
 /** What `auto` chooses between: the coalesced kernel or one shape of the tiled kernel. Plain JSON (the tuning cache stores it). */
 export type Conv2dConfig = { readonly kernel: 'coalesced' } | ({ readonly kernel: 'tiled' } & Conv2dTileConfig);
 
-const naivePlan = (k: number): Plan => ({ program: conv2dNaive(k), uniformFilter: false, workgroups: (p, n) => [Math.ceil(p.height / 64), p.width, n] });
-const coalescedPlan = (k: number): Plan => ({ program: conv2dCoalesced(k), uniformFilter: false, workgroups: (p, n) => [Math.ceil(p.width / 32), Math.ceil(p.height / 8), n] });
+/**
+ * Multiply-adds per ms, low estimates (see WorkRate): llvmpipe on two cores gets about twice
+ * these; the naive kernel's strided reads make it several times slower than the others.
+ */
+const NAIVE_RATE: WorkRate = { software: 1.2e4, hardware: 5e8 };
+const RATE: WorkRate = { software: 6e4, hardware: 2e9 };
+
+const naivePlan = (k: number): Plan => ({ program: conv2dNaive(k), uniformFilter: false, workgroups: (p, n) => [Math.ceil(p.height / 64), p.width, n], groupPixels: 64, rate: NAIVE_RATE });
+const coalescedPlan = (k: number): Plan => ({
+  program: conv2dCoalesced(k),
+  uniformFilter: false,
+  workgroups: (p, n) => [Math.ceil(p.width / 32), Math.ceil(p.height / 8), n],
+  groupPixels: 256,
+  rate: RATE,
+});
 
 function tiledPlan(k: number, c: Conv2dTileConfig): Plan {
   const [bw, bh] = conv2dBlock(c);
-  return { program: conv2dTiled(k, c), uniformFilter: true, workgroups: (p, n) => [Math.ceil(p.width / bw), Math.ceil(p.height / bh), n] };
+  return { program: conv2dTiled(k, c), uniformFilter: true, workgroups: (p, n) => [Math.ceil(p.width / bw), Math.ceil(p.height / bh), n], groupPixels: bw * bh, rate: RATE };
 }
 
 const planOf = (k: number, c: Conv2dConfig): Plan => (c.kernel === 'coalesced' ? coalescedPlan(k) : tiledPlan(k, c));
@@ -30,7 +52,6 @@ export interface Conv2dLimits {
   readonly sizeX: number;
   readonly sizeY: number;
   readonly uniformBytes: number;
-  readonly workgroupsPerDimension: number;
 }
 
 export function conv2dLimits(gpu: GpuDevice): Conv2dLimits {
@@ -41,26 +62,22 @@ export function conv2dLimits(gpu: GpuDevice): Conv2dLimits {
     sizeX: l.maxComputeWorkgroupSizeX,
     sizeY: l.maxComputeWorkgroupSizeY,
     uniformBytes: Number(l.maxUniformBufferBindingSize),
-    workgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
   };
 }
 
 /**
- * Why `config` cannot run K×K on this adapter (and, given a problem, on its size), or undefined
- * when it can. Checked before anything is compiled, so a sweep never meets a pipeline error.
+ * Why `config` cannot run K×K on this adapter, or undefined when it can. Checked before anything
+ * is compiled, so a sweep never meets a pipeline error. Image size never rules a config out:
+ * grids past the per-dimension workgroup limit run as several dispatches.
  */
-export function whyConv2dConfigCannotRun(config: Conv2dConfig, k: number, limits: Conv2dLimits, size?: Pick<Conv2dProblem, 'width' | 'height'>): string | undefined {
+export function whyConv2dConfigCannotRun(config: Conv2dConfig, k: number, limits: Conv2dLimits): string | undefined {
   const [tw, th] = config.kernel === 'coalesced' ? [32, 8] : config.tile;
-  const [bw, bh] = config.kernel === 'coalesced' ? [32, 8] : conv2dBlock(config);
   if (tw * th > limits.invocations || tw > limits.sizeX || th > limits.sizeY) return `${tw}×${th} invocations exceed the workgroup limits`;
   if (config.kernel === 'tiled') {
     const bytes = conv2dTileBytes(k, config);
     if (bytes > limits.workgroupStorage) return `the tile needs ${bytes} bytes of workgroup memory, the adapter has ${limits.workgroupStorage}`;
     // The filter is a uniform array of vec4 (16-byte stride).
     if (Math.ceil((k * k) / 4) * 16 > limits.uniformBytes) return `a ${k}×${k} filter does not fit a uniform buffer (${limits.uniformBytes} bytes)`;
-  }
-  if (size !== undefined && Math.max(Math.ceil(size.width / bw), Math.ceil(size.height / bh)) > limits.workgroupsPerDimension) {
-    return `the image needs more than ${limits.workgroupsPerDimension} workgroups per dimension`;
   }
   return undefined;
 }
@@ -113,37 +130,59 @@ function namedTiledPlan(gpu: GpuDevice, k: number, c: Conv2dTileConfig): Plan {
   return tiledPlan(k, c);
 }
 
-async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, timing: boolean, plan: Plan): Promise<CallTimes> {
+/** The grid of `n` images of `size` in parts within the device's limits, grouped into submits of about SUBMIT_MS of work. */
+function conv2dSubmits(gpu: GpuDevice, plan: Plan, k: number, size: Pick<Conv2dProblem, 'width' | 'height'>, n: number): GridPart[][] {
+  const maxGroups = workPerSubmit(gpu, plan.rate) / (plan.groupPixels * k * k);
+  return submitsOf(gridParts(plan.workgroups(size, n), gpu.limits.workgroupsPerDimension, maxGroups), maxGroups);
+}
+
+const partParams = (size: Pick<Conv2dProblem, 'width' | 'height'>, part: GridPart): ArrayBuffer =>
+  packParams([['u32', size.width], ['u32', size.height], ['u32', part.offset[0]], ['u32', part.offset[1]], ['u32', part.offset[2]]]);
+
+async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, timing: boolean, plan: Plan, signal: AbortSignal | undefined): Promise<CallTimes> {
   const img = p.height * p.width;
   const per = itemsPerChunk(gpu, img * 4, 'input');
   const pipeline = gpu.pipeline(plan.program);
-  const filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : await gpu.upload(p.filter);
+  const filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : await gpu.upload(p.filter, 0, signal);
   let kernelMs: number | undefined = 0;
   // Chunks of whole images keep each binding under the device limit (128 MiB on llvmpipe).
   for (let b0 = 0; b0 < p.batch; b0 += per) {
+    throwIfAborted(signal);
     const n = Math.min(per, p.batch - b0);
-    const input = await gpu.upload(p.input.subarray(b0 * img, (b0 + n) * img));
+    const input = await gpu.upload(p.input.subarray(b0 * img, (b0 + n) * img), 0, signal);
     const output = gpu.storage(n * img * 4);
-    const params = gpu.uniform(packParams([['u32', p.width], ['u32', p.height], ['u32', n], ['u32', 0]]));
-    const bindGroup = gpu.bind(pipeline, [input, filter, output, params]);
-    const r = await gpu.execute([{ pipeline, bindGroup, workgroups: plan.workgroups(p, n) }], [{ buffer: output, offset: 0, size: n * img * 4, into: bytesOf(out, b0 * img, n * img) }], timing);
-    kernelMs = addMs(kernelMs, r.kernelMs);
-    gpu.release(input, output, params);
+    try {
+      const bindPart = (part: GridPart, temps: GPUBuffer[]): GPUBindGroup => {
+        const params = gpu.uniform(partParams(p, part));
+        temps.push(params);
+        return gpu.bind(pipeline, [input, filter, output, params]);
+      };
+      const reads = [{ buffer: output, offset: 0, size: n * img * 4, into: bytesOf(out, b0 * img, n * img) }];
+      const r = await executeParts(gpu, pipeline, conv2dSubmits(gpu, plan, p.k, p, n), bindPart, reads, timing, signal);
+      kernelMs = addMs(kernelMs, r.kernelMs);
+    } finally {
+      gpu.release(input, output);
+    }
   }
   gpu.release(filter);
   return callTimes(gpu, kernelMs);
 }
 
 async function runConv2d(gpu: GpuDevice, p: Conv2dProblem, ctx: OpContext<Float32Array>, plan: Plan): Promise<OpOutput<Float32Array>> {
-  const out = ctx.out ?? gpu.output(Float32Array, conv2dOutputLength(p));
-  const times = await gpu.exclusive(() => conv2dBody(gpu, p, out, ctx.timing, plan));
-  return { data: out, ...times, notes: plan.note === undefined ? undefined : [plan.note] };
+  const length = conv2dOutputLength(p);
+  // Several image chunks each write their part of the output: into a buffer of our own when the
+  // caller gave `out`, copied over at the end, so a failure in a later chunk leaves `out` as it was.
+  const chunked = p.batch > itemsPerChunk(gpu, p.height * p.width * 4, 'input');
+  const target = ctx.out !== undefined && !chunked ? ctx.out : gpu.output(Float32Array, length);
+  const times = await gpu.exclusive(() => conv2dBody(gpu, p, target, ctx.timing, plan, ctx.signal));
+  if (ctx.out !== undefined && target !== ctx.out) ctx.out.set(target);
+  return { data: ctx.out ?? target, ...times, notes: plan.note === undefined ? undefined : [plan.note] };
 }
 
 /** Runs one config, as `auto` would after picking it: what the tests check every candidate with. */
 export async function runConv2dConfig(gpu: GpuDevice, p: Conv2dProblem, config: Conv2dConfig): Promise<Float32Array> {
   const out = new Float32Array(conv2dOutputLength(p));
-  await gpu.exclusive(() => conv2dBody(gpu, p, out, false, planOf(p.k, config)));
+  await gpu.exclusive(() => conv2dBody(gpu, p, out, false, planOf(p.k, config), undefined));
   return out;
 }
 
@@ -183,7 +222,7 @@ export function sweepSlice(p: Pick<Conv2dProblem, 'batch' | 'height' | 'width'>,
 export class Conv2dSweep {
   readonly slice: { images: number; height: number };
   readonly timestamps: boolean;
-  private bufs: { input: GPUBuffer; output: GPUBuffer; params: GPUBuffer; filterStorage: GPUBuffer; filterUniform: GPUBuffer } | undefined;
+  private bufs: { input: GPUBuffer; output: GPUBuffer; filterStorage: GPUBuffer; filterUniform: GPUBuffer } | undefined;
   private warmUp = true;
 
   constructor(
@@ -206,24 +245,28 @@ export class Conv2dSweep {
     const b = (this.bufs ??= await gpu.exclusive(async () => ({
       input: await gpu.upload(this.p.input.subarray(0, n * size.height * size.width)),
       output: gpu.storage(n * size.height * size.width * 4),
-      params: gpu.uniform(packParams([['u32', size.width], ['u32', size.height], ['u32', n], ['u32', 0]])),
       filterStorage: await gpu.upload(this.p.filter),
       filterUniform: gpu.uniform(vec4Array(this.p.filter)),
     })));
     return gpu.exclusive(async () => {
       const plan = planOf(this.p.k, config);
       const pipeline = gpu.pipeline(plan.program);
-      const bindGroup = gpu.bind(pipeline, [b.input, plan.uniformFilter ? b.filterUniform : b.filterStorage, b.output, b.params]);
-      const dispatch = [{ pipeline, bindGroup, workgroups: plan.workgroups(size, n) }] as const;
+      const filter = plan.uniformFilter ? b.filterUniform : b.filterStorage;
+      const bindPart = (part: GridPart, temps: GPUBuffer[]): GPUBindGroup => {
+        const params = gpu.uniform(partParams(size, part));
+        temps.push(params);
+        return gpu.bind(pipeline, [b.input, filter, b.output, params]);
+      };
+      const submits = conv2dSubmits(gpu, plan, this.p.k, size, n);
       if (this.timestamps) {
         // One clock warm-up for the whole sweep: its runs follow each other closely enough to keep the clocks up.
-        const r = await gpu.execute(dispatch, [], true, this.warmUp);
+        const r = await executeParts(gpu, pipeline, submits, bindPart, [], true, this.signal, this.warmUp);
         this.warmUp = false;
         if (r.kernelMs !== undefined) return r.kernelMs;
       }
       // No timestamps (software adapters): wall clock from submit to onSubmittedWorkDone.
       const t0 = performance.now();
-      await gpu.execute(dispatch, [], false);
+      await executeParts(gpu, pipeline, submits, bindPart, [], false, this.signal);
       return performance.now() - t0;
     });
   }
@@ -239,7 +282,7 @@ export class Conv2dSweep {
   dispose(): void {
     if (this.bufs === undefined) return;
     const b = this.bufs;
-    this.gpu.release(b.input, b.output, b.params, b.filterStorage, b.filterUniform);
+    this.gpu.release(b.input, b.output, b.filterStorage, b.filterUniform);
     this.bufs = undefined;
   }
 }
@@ -255,7 +298,7 @@ export function autoNote(choice: TuneChoice<Conv2dConfig>, key: string, swept: n
 /** `auto`: the fastest fitting candidate for this adapter and shape class, swept once and cached. */
 async function runAuto(gpu: GpuDevice, tuning: TunerOptions | undefined, p: Conv2dProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
   const limits = conv2dLimits(gpu);
-  const fitting = CONV2D_CANDIDATES.filter((c) => whyConv2dConfigCannotRun(c.config, p.k, limits, p) === undefined);
+  const fitting = CONV2D_CANDIDATES.filter((c) => whyConv2dConfigCannotRun(c.config, p.k, limits) === undefined);
   if (fitting.length === 0) {
     const out = await runConv2d(gpu, p, ctx, coalescedPlan(p.k));
     return { ...out, notes: [`auto: no tuning candidate fits this adapter for k=${p.k}, ${p.width}×${p.height}; ran the coalesced kernel`] };

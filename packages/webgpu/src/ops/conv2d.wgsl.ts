@@ -2,10 +2,12 @@ import type { Program } from '../runtime/program.js';
 
 /**
  * conv2d WGSL, one builder per variant. K is baked in (loops unroll, the filter fits a uniform);
- * width/height/batch come from a uniform so one pipeline serves every image size.
+ * width/height come from a uniform so one pipeline serves every image size, with the offset (in
+ * workgroups) of this dispatch's part of the grid: grids past the device's per-dimension limit,
+ * or too long for one submit, run as several dispatches (runtime/usage.ts gridParts).
  */
 const HEADER = (filterDecl: string) => `
-struct P { w: u32, h: u32, b: u32, pad: u32 }
+struct P { w: u32, h: u32, ox: u32, oy: u32, oz: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<storage, read> inp: array<f32>;
 ${filterDecl}
 @group(0) @binding(2) var<storage, read_write> outp: array<f32>;
@@ -23,7 +25,8 @@ const UNIFORM_FILTER = (k: number) =>
 function conv2dDirect(name: string, k: number, workgroup: readonly [number, number], mapping: string): Program {
   const wgsl = `${HEADER(STORAGE_FILTER)}
 const K: i32 = ${k}; const R: i32 = ${(k - 1) / 2};
-@compute @workgroup_size(${workgroup.join(', ')}) fn main(@builtin(global_invocation_id) g: vec3u) {
+@compute @workgroup_size(${workgroup.join(', ')}) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) l: vec3u) {
+  let g = (wid + vec3u(p.ox, p.oy, p.oz)) * vec3u(${workgroup[0]}u, ${workgroup[1]}u, 1u) + l;
   let h = i32(p.h); let w = i32(p.w);
   ${mapping}
   if (y >= h || x >= w) { return; }
@@ -116,9 +119,9 @@ const COLS: i32 = ${cols}; const ROWS: i32 = ${rows};
 var<workgroup> tile: array<f32, ${cols * rows}>;
 @compute @workgroup_size(${tw}, ${th}) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) l: vec3u, @builtin(local_invocation_index) li: u32) {
   let h = i32(p.h); let w = i32(p.w);
-  let base = wid.z * p.h * p.w;
-  let x0 = i32(wid.x) * ${bw} - R;
-  let y0 = i32(wid.y) * ${bh} - R;
+  let base = (wid.z + p.oz) * p.h * p.w;
+  let x0 = i32(wid.x + p.ox) * ${bw} - R;
+  let y0 = i32(wid.y + p.oy) * ${bh} - R;
   for (var t = i32(li); t < COLS * ROWS; t += ${tw * th}) {
     let yy = y0 + t / COLS; let xx = x0 + t % COLS;
     var v = 0.0;

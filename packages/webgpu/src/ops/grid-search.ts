@@ -1,9 +1,19 @@
-import { AbortError, LimitExceededError } from '@kernelkit/core';
+import { LimitExceededError, throwIfAborted } from '@kernelkit/core';
 import { gridPointPasses, PointSink, U32F, type GridPoints, type GridSearchProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import type { Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import { grid1d } from '../runtime/usage.js';
-import { addMs, callTimes } from './common.js';
+import { addMs, callTimes, workPerSubmit, type WorkRate } from './common.js';
+
+/**
+ * Constraint terms (point × constraint × dimension) per ms, a low estimate (see WorkRate) for
+ * every variant: the pruned and optimized kernels skip work the estimate counts, so their
+ * submits only get shorter. llvmpipe on two cores gets about twice this with the naive kernel.
+ */
+const RATE: WorkRate = { software: 1.5e5, hardware: 2e9 };
+
+/** Threads one dispatch runs at most: the kernels index them in u32 (first + threads < 2^32). */
+const DISPATCH_THREADS = 2 ** 30;
 import { gridNaive, gridOptimized, gridPruned, PRUNED_DEPTH, type GridShape } from './grid-search.wgsl.js';
 
 
@@ -98,9 +108,10 @@ async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<Grid
   const perThread = kind === 'naive' ? 1 : kind === 'optimized' ? p.counts[p.d - 1]! : p.counts.slice(p.d - r).reduce((a, b) => a * b, 1);
   const threadsPerPrefix = shape.inner / perThread;
   const prefixes = Math.round(p.total / shape.inner);
-  // A dispatch runs at most 2^30 threads; a submit groups dispatches into ~16 progress steps.
-  const prefixesPerDispatch = Math.max(1, Math.floor(2 ** 30 / threadsPerPrefix));
-  const prefixesPerSubmit = Math.max(prefixesPerDispatch, Math.ceil(prefixes / 16));
+  const threads = prefixes * threadsPerPrefix;
+  // A submit runs about SUBMIT_MS of work, then the signal is checked: any thread count, even
+  // part of one prefix (a dispatch starts `first` threads into prefix `prefixStart`).
+  const threadsPerSubmit = Math.max(1, Math.floor(workPerSubmit(gpu, RATE) / (perThread * p.m * p.d)));
   const thr = screenThresholds(p);
   const axes = new Float32Array(p.counts.reduce((a, b) => a + b, 0));
   let o = 0;
@@ -130,22 +141,22 @@ async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<Grid
     if (kind === 'pruned') consts.push(await gpu.upload(prunedBounds(p, r)));
     let cap = 1 << 16;
     try {
-      for (let s0 = 0; s0 < prefixes; s0 += prefixesPerSubmit) {
-        const s1 = Math.min(prefixes, s0 + prefixesPerSubmit);
+      for (let s0 = 0; s0 < threads; s0 += threadsPerSubmit) {
+        const s1 = Math.min(threads, s0 + threadsPerSubmit);
         for (;;) {
           const cand = gpu.device.createBuffer({ size: (1 + 2 * cap) * 4, usage: 0x80 | 0x04 }); // STORAGE | COPY_SRC, zeroed
           const temps: GPUBuffer[] = [];
           const dispatches: Dispatch[] = [];
-          for (let a = s0; a < s1; a += prefixesPerDispatch) {
-            const n = Math.min(prefixesPerDispatch, s1 - a);
-            const threads = n * threadsPerPrefix;
-            const params = gpu.uniform(packParams([['u32', a], ['u32', threads], ['u32', cap], ['u32', 0]]));
+          for (let a = s0; a < s1; a += DISPATCH_THREADS) {
+            const n = Math.min(DISPATCH_THREADS, s1 - a);
+            const prefix = Math.floor(a / threadsPerPrefix);
+            const params = gpu.uniform(packParams([['u32', prefix], ['u32', n], ['u32', cap], ['u32', a - prefix * threadsPerPrefix]]));
             temps.push(params);
             const bindings = [axesBuf, ...consts, cand, params];
-            dispatches.push({ pipeline, bindGroup: gpu.bind(pipeline, bindings), workgroups: grid1d(Math.ceil(threads / 256)) });
+            dispatches.push({ pipeline, bindGroup: gpu.bind(pipeline, bindings), workgroups: grid1d(Math.ceil(n / 256), gpu.limits.workgroupsPerDimension) });
           }
-          // Each slice runs ~100 ms+ on a GPU: no clock warm-up needed (it would only add to the total).
-          const head = await gpu.execute(dispatches, [{ buffer: cand, offset: 0, size: 4 }], ctx.timing, false);
+          // Slices follow each other closely: one clock warm-up, before the first, keeps the clocks up.
+          const head = await gpu.execute(dispatches, [{ buffer: cand, offset: 0, size: 4 }], ctx.timing, s0 === 0);
           const count = new Uint32Array(head.data[0]!)[0]!;
           if (count > cap) {
             // Too many nominees for the buffer: grow it to the exact count and run the slice again.
@@ -168,8 +179,8 @@ async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<Grid
           }
           break;
         }
-        ctx.onProgress?.({ done: s1, total: prefixes, unit: 'prefixes' });
-        if (ctx.signal?.aborted) throw new AbortError(ctx.signal.reason);
+        ctx.onProgress?.({ done: s1 * perThread, total: p.total, unit: 'points' });
+        throwIfAborted(ctx.signal);
       }
     } finally {
       gpu.release(axesBuf, ...consts);

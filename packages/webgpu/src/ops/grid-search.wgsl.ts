@@ -17,7 +17,8 @@ const key = (s: GridShape) => `d${s.d}-m${s.m}-o${s.outer}-c${s.counts.join('.')
 
 // Bindings are numbered densely (the host binds by position): `at` is where cand and p start.
 const COMMON = (s: GridShape, at: number) => `
-struct P { prefixStart: u32, threads: u32, cap: u32, pad: u32 }
+// A dispatch covers threads first … first + threads − 1 counted from the start of prefix prefixStart.
+struct P { prefixStart: u32, threads: u32, cap: u32, first: u32 }
 @group(0) @binding(0) var<storage, read> axes: array<f32>;
 @group(0) @binding(${at}) var<storage, read_write> cand: array<atomic<u32>>;
 @group(0) @binding(${at + 1}) var<uniform> p: P;
@@ -40,8 +41,9 @@ export function gridNaive(s: GridShape): Program {
 @group(0) @binding(2) var<storage, read> tgt: array<f32>;
 @group(0) @binding(3) var<storage, read> thr: array<f32>;
 @compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
-  let t = (wid.x + wid.y * nwg.x) * 256u + li;
-  if (t >= p.threads) { return; }
+  let lt = (wid.x + wid.y * nwg.x) * 256u + li;
+  if (lt >= p.threads) { return; }
+  let t = p.first + lt;
   let pre = p.prefixStart + t / ${s.inner}u;
   let inner = t % ${s.inner}u;
   var x: array<f32, ${s.d}>;
@@ -74,8 +76,9 @@ struct U { coef: array<vec4<f32>, ${m4}>, tgt: array<vec4<f32>, ${Math.ceil(mm /
 @group(0) @binding(1) var<uniform> u: U;
 fn cf(i: u32) -> f32 { return u.coef[i / 4u][i % 4u]; }
 @compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
-  let t = (wid.x + wid.y * nwg.x) * 256u + li;
-  if (t >= p.threads) { return; }
+  let lt = (wid.x + wid.y * nwg.x) * 256u + li;
+  if (lt >= p.threads) { return; }
+  let t = p.first + lt;
   const PER: u32 = ${s.inner / last}u;
   let pre = p.prefixStart + t / PER;
   let innerT = t % PER;
@@ -137,8 +140,9 @@ fn open(level: u32, i0: u32, v: f32) -> bool {
   return !(v + b.y - tg(i0) < -th(i0) || v + b.x - tg(i0) > th(i0));
 }
 @compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
-  let t = (wid.x + wid.y * nwg.x) * 256u + li;
-  if (t >= p.threads) { return; }
+  let lt = (wid.x + wid.y * nwg.x) * 256u + li;
+  if (lt >= p.threads) { return; }
+  let t = p.first + lt;
   let pre = p.prefixStart + t / ${midN}u;
   let mid = t % ${midN}u;
   var x: array<f32, ${s.d}>;

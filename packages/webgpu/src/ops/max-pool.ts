@@ -75,7 +75,7 @@ export function maxPoolDevice(input: DeviceArray<Float32Array>, shape: MaxPoolSh
       const out = gpu.storage(m * 4);
       const params = gpu.uniform(packParams([['u32', shape.planes], ['u32', shape.height], ['u32', shape.width], ['u32', oh], ['u32', ow], ['u32', shape.window], ['u32', 0xff800000]]));
       const bindGroup = gpu.bind(pipeline, [{ buffer: src, size: n * 4 }, { buffer: out, size: m * 4 }, params]);
-      await gpu.execute([{ pipeline, bindGroup, workgroups: grid1d(Math.ceil(m / 256)) }]);
+      await gpu.execute([{ pipeline, bindGroup, workgroups: grid1d(Math.ceil(m / 256), gpu.limits.workgroupsPerDimension) }]);
       gpu.release(params);
       return gpuDeviceArray(gpu, make, out, m);
     });

@@ -46,10 +46,10 @@ export function decoupledParams(n: number, cfg: DecoupledConfig, inSlot: number,
 }
 
 /** A 16-byte-padded pooled storage buffer holding `data` (the padding is whatever the pool left there: the kernels mask it). */
-export async function uploadPadded(gpu: GpuDevice, data: ArrayBufferView): Promise<GPUBuffer> {
+export async function uploadPadded(gpu: GpuDevice, data: ArrayBufferView, signal?: AbortSignal): Promise<GPUBuffer> {
   const buf = gpu.pool.acquire(paddedBytes(data.byteLength / 4), BUF.STORAGE | BUF.COPY_DST | BUF.COPY_SRC);
   try {
-    await gpu.write(buf, 0, data);
+    await gpu.write(buf, 0, data, signal);
   } catch (e) {
     gpu.release(buf);
     throw e;

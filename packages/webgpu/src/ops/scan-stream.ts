@@ -184,7 +184,7 @@ class StreamGpu {
       const pass = enc.beginComputePass();
       pass.setPipeline(this.pipeline!);
       pass.setBindGroup(0, set.bindGroup);
-      const [x, y, z] = grid1d(tiles);
+      const [x, y, z] = grid1d(tiles, this.gpu.limits.workgroupsPerDimension);
       pass.dispatchWorkgroups(x, y, z);
       pass.end();
       device.queue.submit([enc.finish()]);

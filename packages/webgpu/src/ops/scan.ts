@@ -1,9 +1,9 @@
-import { UnsupportedError } from '@kernelkit/core';
+import { throwIfAborted, UnsupportedError } from '@kernelkit/core';
 import { allocScanOutput, type OpContext, type OpImplementation, type OpOutput, type ScanArray, type ScanProblem } from '@kernelkit/ops';
 import type { Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams } from '../runtime/params.js';
 import { BUF, grid1d } from '../runtime/usage.js';
-import { addMs, bytesOf, callTimes } from './common.js';
+import { addMs, bytesOf, callTimes, workPerSubmit, type WorkRate } from './common.js';
 import { type DecoupledConfig, decoupledConfig, decoupledParams, decoupledVecScan, paddedBytes, stateBytes, tilesFor, uploadPadded } from './scan-decoupled.js';
 import { addOffsets, BLELLOCH_BLOCK, blellochBlocks, RTS_TILE, rtsReduce, rtsScan, type WgslScalar } from './scan.wgsl.js';
 
@@ -31,14 +31,14 @@ const blellochPlan: Planner = (gpu, t, n, src, dst, init, inclusive, temps) => {
   const blocks = Math.ceil(n / BLELLOCH_BLOCK);
   const sums = temp(gpu, temps, blocks * 4);
   const scan = gpu.pipeline(blellochBlocks(t));
-  const out: Dispatch[] = [{ pipeline: scan, bindGroup: gpu.bind(scan, [src, dst, sums, params(gpu, temps, n, 0, false)]), workgroups: grid1d(blocks) }];
+  const out: Dispatch[] = [{ pipeline: scan, bindGroup: gpu.bind(scan, [src, dst, sums, params(gpu, temps, n, 0, false)]), workgroups: grid1d(blocks, gpu.limits.workgroupsPerDimension) }];
   let offs: GPUBuffer;
   if (blocks > 1) {
     offs = temp(gpu, temps, blocks * 4);
     out.push(...blellochPlan(gpu, t, blocks, sums, offs, 0, false, temps));
   } else offs = zeros(gpu, temps);
   const add = gpu.pipeline(addOffsets(t, BLELLOCH_BLOCK));
-  out.push({ pipeline: add, bindGroup: gpu.bind(add, [dst, src, offs, params(gpu, temps, n, init, inclusive)]), workgroups: grid1d(Math.ceil(n / 256)) });
+  out.push({ pipeline: add, bindGroup: gpu.bind(add, [dst, src, offs, params(gpu, temps, n, init, inclusive)]), workgroups: grid1d(Math.ceil(n / 256), gpu.limits.workgroupsPerDimension) });
   return out;
 };
 
@@ -51,11 +51,11 @@ const rtsPlan: Planner = (gpu, t, n, src, dst, init, inclusive, temps) => {
     const sums = temp(gpu, temps, tiles * 4);
     offs = temp(gpu, temps, tiles * 4);
     const red = gpu.pipeline(rtsReduce(t));
-    out.push({ pipeline: red, bindGroup: gpu.bind(red, [src, sums, params(gpu, temps, n, 0, false)]), workgroups: grid1d(tiles) });
+    out.push({ pipeline: red, bindGroup: gpu.bind(red, [src, sums, params(gpu, temps, n, 0, false)]), workgroups: grid1d(tiles, gpu.limits.workgroupsPerDimension) });
     out.push(...rtsPlan(gpu, t, tiles, sums, offs, 0, false, temps));
   } else offs = zeros(gpu, temps);
   const sc = gpu.pipeline(rtsScan(t));
-  out.push({ pipeline: sc, bindGroup: gpu.bind(sc, [src, dst, params(gpu, temps, n, init, inclusive), offs]), workgroups: grid1d(tiles) });
+  out.push({ pipeline: sc, bindGroup: gpu.bind(sc, [src, dst, params(gpu, temps, n, init, inclusive), offs]), workgroups: grid1d(tiles, gpu.limits.workgroupsPerDimension) });
   return out;
 };
 
@@ -76,7 +76,7 @@ const decoupledPlan =
     temps.push(carry, prm);
     const sc = gpu.pipeline(decoupledVecScan(t, cfg));
     // Tiles are numbered by arrival, so the dispatch shape only has to cover them.
-    return [{ pipeline: sc, bindGroup: gpu.bind(sc, [src, dst, prm, state, carry]), workgroups: grid1d(tiles) }];
+    return [{ pipeline: sc, bindGroup: gpu.bind(sc, [src, dst, prm, state, carry]), workgroups: grid1d(tiles, gpu.limits.workgroupsPerDimension) }];
   };
 
 function initBits(p: ScanProblem, carry: number): number {
@@ -91,29 +91,41 @@ function nextCarry(p: ScanProblem, lastOut: number, lastIn: number): number {
 }
 
 /** What runScan uses of an OpContext. */
-type ScanRunContext = Pick<OpContext<ScanArray>, 'out' | 'timing' | 'onProgress'>;
+type ScanRunContext = Pick<OpContext<ScanArray>, 'out' | 'timing' | 'onProgress' | 'signal'>;
+
+/**
+ * Elements per ms, upload and readback included: a low estimate (see WorkRate) that sizes the
+ * chunks on a software adapter, where llvmpipe gets about twice this. On a GPU the storage
+ * binding limits a chunk first.
+ */
+const RATE: WorkRate = { software: 2.5e3, hardware: 1e9 };
 
 async function runScan(gpu: GpuDevice, p: ScanProblem, ctx: ScanRunContext, plan: Planner, chunkLimit: number | undefined): Promise<OpOutput<ScanArray>> {
   const input = p.input;
   const n = input.length;
   // The output has the input's element type (WebGPU scans u32, i32 and f32).
-  const out = ctx.out ?? (n === 0 ? allocScanOutput(input) : gpu.output(input.constructor as unknown as { new (length: number): ScanArray; new (buffer: SharedArrayBuffer): ScanArray; readonly BYTES_PER_ELEMENT: number }, n));
-  if (n === 0) return { data: out, kernelMs: 0, uploadMs: 0, readbackMs: 0 };
+  const fresh = (): ScanArray => gpu.output(input.constructor as unknown as { new (length: number): ScanArray; new (buffer: SharedArrayBuffer): ScanArray; readonly BYTES_PER_ELEMENT: number }, n);
+  if (n === 0) return { data: ctx.out ?? allocScanOutput(input), kernelMs: 0, uploadMs: 0, readbackMs: 0 };
   const t = p.dtype as WgslScalar;
-  // Lengths beyond one binding run in chunks; each chunk's carry-in is the previous chunk's total.
-  const chunk = Math.max(RTS_TILE, Math.floor(Math.min(chunkLimit ?? Infinity, gpu.limits.storageBinding / 4) / RTS_TILE) * RTS_TILE);
-  return gpu.exclusive(async () => {
+  // Lengths beyond one binding, or beyond one submit's work, run in chunks; each chunk's
+  // carry-in is the previous chunk's total, and the signal is checked between chunks.
+  const chunk = Math.max(RTS_TILE, Math.floor(Math.min(chunkLimit ?? Infinity, gpu.limits.storageBinding / 4, workPerSubmit(gpu, RATE)) / RTS_TILE) * RTS_TILE);
+  // Chunks each write their part: into an array of our own when the caller gave `out`, copied
+  // over at the end, so a failure in a later chunk leaves `out` as it was.
+  const out = ctx.out !== undefined && chunk >= n ? ctx.out : fresh();
+  const result = await gpu.exclusive(async () => {
     let carry = p.initial;
     let kernelMs: number | undefined = 0;
     for (let s = 0; s < n; s += chunk) {
+      throwIfAborted(ctx.signal);
       const len = Math.min(chunk, n - s);
       const temps: GPUBuffer[] = [];
       // Padded to 16 bytes: the decoupled kernels read and write vec4s.
-      const src = await uploadPadded(gpu, input.subarray(s, s + len));
+      const src = await uploadPadded(gpu, input.subarray(s, s + len), ctx.signal);
       const dst = gpu.storage(paddedBytes(len));
       const dispatches = plan(gpu, t, len, src, dst, initBits(p, carry), !p.exclusive, temps);
       const lastIn = input[s + len - 1]!; // read before `out` (possibly the input itself) is overwritten
-      const r = await gpu.execute(dispatches, [{ buffer: dst, offset: 0, size: len * 4, into: bytesOf(out, s, len) }], ctx.timing);
+      const r = await gpu.execute(dispatches, [{ buffer: dst, offset: 0, size: len * 4, into: bytesOf(out, s, len) }], ctx.timing, true, ctx.signal);
       carry = nextCarry(p, out[s + len - 1]!, lastIn);
       kernelMs = addMs(kernelMs, r.kernelMs);
       gpu.release(src, dst);
@@ -124,11 +136,14 @@ async function runScan(gpu: GpuDevice, p: ScanProblem, ctx: ScanRunContext, plan
     }
     return { data: out, ...callTimes(gpu, kernelMs) };
   });
+  if (ctx.out === undefined || out === ctx.out) return result;
+  ctx.out.set(out);
+  return { ...result, data: ctx.out };
 }
 
 /** Runs one scan on `gpu` with an explicit decoupled-kernel configuration (tests sweep tilings and software subgroup sizes through it; tuning runs pass `timing`). */
 export function scanWithConfig(gpu: GpuDevice, p: ScanProblem, cfg: DecoupledConfig, opts: { chunkLimit?: number; timing?: boolean } = {}): Promise<OpOutput<ScanArray>> {
-  return runScan(gpu, p, { out: undefined, timing: opts.timing ?? false, onProgress: undefined }, decoupledPlan(() => cfg), opts.chunkLimit);
+  return runScan(gpu, p, { out: undefined, timing: opts.timing ?? false, onProgress: undefined, signal: undefined }, decoupledPlan(() => cfg), opts.chunkLimit);
 }
 
 const NO_SUBGROUPS_NOTE = "this adapter has no 'subgroups' feature: ran the workgroup-memory form of the same kernel (what variant decoupled runs)";

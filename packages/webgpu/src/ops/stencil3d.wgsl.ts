@@ -1,8 +1,11 @@
 import type { Program } from '../runtime/program.js';
 
-/** Shared declarations: ping-pong source/destination, sizes and coefficients in a uniform. */
+/**
+ * Shared declarations: ping-pong source/destination, sizes and coefficients in a uniform, with
+ * the offset (in workgroups) of this dispatch's part of the grid (runtime/usage.ts gridParts).
+ */
 const HEADER = `
-struct P { nx: u32, ny: u32, nz: u32, copy: u32, c0: f32, c1: f32, pad0: u32, pad1: u32 }
+struct P { nx: u32, ny: u32, nz: u32, copy: u32, c0: f32, c1: f32, ox: u32, oy: u32, oz: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<storage, read> src: array<f32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<f32>;
 @group(0) @binding(2) var<uniform> p: P;
@@ -18,8 +21,8 @@ fn boundary(v: f32) -> f32 { return select(0.0, v, p.copy == 1u); }
 /** One thread per cell, every neighbour read from global memory. */
 export function stencilNaive(): Program {
   const wgsl = `${HEADER}
-@compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
-  let i = (wid.x + wid.y * nwg.x) * 256u + li;
+@compute @workgroup_size(256) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let i = (wid.x + p.ox) * 256u + li;
   if (i >= p.nx * p.ny * p.nz) { return; }
   let x = i32(i % p.nx); let y = i32((i / p.nx) % p.ny); let z = i32(i / (p.nx * p.ny));
   if (!interior(x, y, z)) { dst[i] = boundary(src[i]); return; }
@@ -38,7 +41,7 @@ export function stencilTiled(): Program {
 var<workgroup> t: array<f32, ${X * Y * Z}>;
 fn ti(x: i32, y: i32, z: i32) -> i32 { return (z * ${Y} + y) * ${X} + x; }
 @compute @workgroup_size(${tx}, ${ty}, ${tz}) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) l: vec3u, @builtin(local_invocation_index) li: u32) {
-  let x0 = i32(wid.x) * ${tx} - 1; let y0 = i32(wid.y) * ${ty} - 1; let z0 = i32(wid.z) * ${tz} - 1;
+  let x0 = i32(wid.x + p.ox) * ${tx} - 1; let y0 = i32(wid.y + p.oy) * ${ty} - 1; let z0 = i32(wid.z + p.oz) * ${tz} - 1;
   for (var k = i32(li); k < ${X * Y * Z}; k += ${tx * ty * tz}) {
     let x = x0 + k % ${X}; let y = y0 + (k / ${X}) % ${Y}; let z = z0 + k / ${X * Y};
     var v = 0.0;
@@ -68,7 +71,8 @@ export const STREAMED = { tx: 32, ty: 8, zb: 16 } as const;
 export function stencilStreamed(): Program {
   const { tx, ty, zb } = STREAMED;
   const wgsl = `${HEADER}
-@compute @workgroup_size(${tx}, ${ty}) fn main(@builtin(global_invocation_id) g: vec3u) {
+@compute @workgroup_size(${tx}, ${ty}) fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) l: vec3u) {
+  let g = (wid + vec3u(p.ox, p.oy, p.oz)) * vec3u(${tx}u, ${ty}u, 1u) + l;
   let nx = i32(p.nx); let ny = i32(p.ny); let nz = i32(p.nz);
   let x = i32(g.x); let y = i32(g.y);
   if (x >= nx || y >= ny) { return; }

@@ -60,6 +60,25 @@ export function setRecreateHook(gpu: GpuDevice, hook: RecreateHook | undefined):
   else recreateHooks.set(gpu, hook);
 }
 
+/**
+ * Rewrites the dispatches of the next passes (tests: a pass WebGPU refuses, to check that a
+ * failed pass never reaches the caller's `out`). Installed by `@kernelkit/webgpu/testing`.
+ */
+export type PassHook = (dispatches: readonly Dispatch[]) => readonly Dispatch[];
+const passHooks = new WeakMap<GpuDevice, PassHook>();
+
+export function setPassHook(gpu: GpuDevice, hook: PassHook | undefined): void {
+  if (hook === undefined) passHooks.delete(gpu);
+  else passHooks.set(gpu, hook);
+}
+
+/** The error for what an error scope caught: out of memory is a LimitExceededError, anything else a DeviceError. */
+function scopeFailure(errors: readonly GPUError[], cause?: unknown): Error {
+  const msg = errors.map((e) => e.message).join('\n');
+  if (errors.some((e) => e.constructor.name === 'GPUOutOfMemoryError')) return new LimitExceededError('device memory', `the GPU ran out of memory: ${msg}`);
+  return new DeviceError(`WebGPU rejected a command: ${msg}`, cause === undefined ? undefined : { cause });
+}
+
 /** How long a failed call waits for a pending device loss to land, so the loss is what it reports. */
 const LOSS_SETTLE_MS = 50;
 
@@ -81,7 +100,7 @@ const LOSS_SETTLE_MS = 50;
  */
 export class GpuDevice {
   readonly info: AdapterInfo;
-  readonly limits: { storageBinding: number; bufferSize: number; workgroupStorage: number; invocations: number };
+  readonly limits: { storageBinding: number; bufferSize: number; workgroupStorage: number; invocations: number; workgroupsPerDimension: number };
   readonly subgroups: boolean;
   readonly ledger = new BufferLedger();
   /** Holds the create() object: it must be dropped (see destroy) for the process to exit. */
@@ -110,6 +129,7 @@ export class GpuDevice {
       bufferSize: Number(limits.maxBufferSize),
       workgroupStorage: limits.maxComputeWorkgroupStorageSize,
       invocations: limits.maxComputeInvocationsPerWorkgroup,
+      workgroupsPerDimension: limits.maxComputeWorkgroupsPerDimension,
     };
     this.subgroups = device.features.has('subgroups');
     this.stagingShape = opened.info.software ? DEFAULT_STAGING.software : DEFAULT_STAGING.hardware;
@@ -189,12 +209,7 @@ export class GpuDevice {
       if (gen.lostReason !== undefined) {
         throw new DeviceError(`the WebGPU device was lost during this call (${gen.lostReason}); the next call recreates it`, { cause: failed ? failure : errors[0] });
       }
-      if (errors.length > 0) {
-        const oom = errors.some((e) => e.constructor.name === 'GPUOutOfMemoryError');
-        const msg = errors.map((e) => e.message).join('\n');
-        if (oom) throw new LimitExceededError('device memory', `the GPU ran out of memory: ${msg}`);
-        throw new DeviceError(`WebGPU rejected a command: ${msg}`, failed ? { cause: failure } : undefined);
-      }
+      if (errors.length > 0) throw scopeFailure(errors, failed ? failure : undefined);
       throw failure;
     };
     const p = this.queue.then(run, run);
@@ -299,10 +314,41 @@ export class GpuDevice {
     return this.clock.uploads.during(() => staging.write(buf, offset, data, signal));
   }
 
-  /** Copies `size` bytes of `buf` from byte `offset` into `into` through the staging ring, after everything submitted so far. */
-  read(buf: GPUBuffer, offset: number, size: number, into: Uint8Array, signal?: AbortSignal): Promise<void> {
+  /**
+   * Copies `size` bytes of `buf` from byte `offset` into `into` through the staging ring, after
+   * everything submitted so far; with `ready`, `into` is written only once it resolved (and
+   * never if it rejects).
+   */
+  read(buf: GPUBuffer, offset: number, size: number, into: Uint8Array, signal?: AbortSignal, ready?: Promise<void>): Promise<void> {
     const staging = this.gen.staging;
-    return this.clock.readbacks.during(() => staging.read(buf, offset, size, into, signal));
+    return this.clock.readbacks.during(() => staging.read(buf, offset, size, into, signal, ready));
+  }
+
+  /**
+   * Encodes (`encode` returns the command buffers) and submits inside error scopes of their own.
+   * The promise settles once WebGPU has judged the commands: it rejects with the DeviceError (or
+   * LimitExceededError) a refused command gets, so a readback gated on it never copies the
+   * output of a pass that did not run. Encoding errors surface at finish(), inside the scopes.
+   */
+  submitChecked(encode: () => readonly GPUCommandBuffer[]): Promise<void> {
+    const d = this.gen.device;
+    d.pushErrorScope('validation');
+    d.pushErrorScope('out-of-memory');
+    d.pushErrorScope('internal');
+    let thrown: { error: unknown } | undefined;
+    try {
+      d.queue.submit(encode());
+    } catch (e) {
+      thrown = { error: e };
+    }
+    const scopes = [d.popErrorScope(), d.popErrorScope(), d.popErrorScope()];
+    const checked = this.race(Promise.all(scopes)).then((found) => {
+      if (thrown !== undefined) throw thrown.error;
+      const errors = found.filter((e): e is GPUError => e !== null);
+      if (errors.length > 0) throw scopeFailure(errors);
+    });
+    checked.catch(() => {});
+    return checked;
   }
 
   /** A new output array of `length` elements for a readback to fill (see fresh-output.ts). */
@@ -369,9 +415,10 @@ export class GpuDevice {
    */
   async execute(dispatches: readonly Dispatch[], reads: readonly ReadRegion[] = [], timing = false, warmUp = true, signal?: AbortSignal): Promise<{ kernelMs: number | undefined; data: ArrayBuffer[] }> {
     const { device, timer, warmUp: spin } = this.gen;
-    const enc = device.createCommandEncoder();
-    const timed = timing && timer !== undefined && dispatches.length > 0;
-    const wallClock = timing && timer === undefined && dispatches.length > 0;
+    const hook = passHooks.get(this);
+    const run = hook === undefined ? dispatches : hook(dispatches);
+    const timed = timing && timer !== undefined && run.length > 0;
+    const wallClock = timing && timer === undefined && run.length > 0;
     // Long passes ramp the clocks themselves: callers with 100 ms+ passes pass warmUp = false.
     // The spin runs alone first, so that the readback below does not wait through it.
     if (timed && warmUp && spin !== undefined) {
@@ -380,31 +427,38 @@ export class GpuDevice {
       device.queue.submit([first.finish()]);
       await this.race(device.queue.onSubmittedWorkDone());
     }
-    const pass = enc.beginComputePass(timed ? { timestampWrites: timer.writes() } : {});
-    for (const d of dispatches) {
-      pass.setPipeline(d.pipeline);
-      pass.setBindGroup(0, d.bindGroup);
-      pass.dispatchWorkgroups(d.workgroups[0], d.workgroups[1], d.workgroups[2]);
-    }
-    pass.end();
-    if (timed) timer.resolve(enc);
+    const encode = (): GPUCommandBuffer[] => {
+      const enc = device.createCommandEncoder();
+      const pass = enc.beginComputePass(timed ? { timestampWrites: timer.writes() } : {});
+      for (const d of run) {
+        pass.setPipeline(d.pipeline);
+        pass.setBindGroup(0, d.bindGroup);
+        pass.dispatchWorkgroups(d.workgroups[0], d.workgroups[1], d.workgroups[2]);
+      }
+      pass.end();
+      if (timed) timer.resolve(enc);
+      return [enc.finish()];
+    };
     let kernelMs: number | undefined;
+    let checked: Promise<void>;
     if (wallClock) {
       await this.race(device.queue.onSubmittedWorkDone());
       const t0 = performance.now();
-      device.queue.submit([enc.finish()]);
+      checked = this.submitChecked(encode);
       await this.race(device.queue.onSubmittedWorkDone());
       kernelMs = performance.now() - t0;
-    } else device.queue.submit([enc.finish()]);
+    } else checked = this.submitChecked(encode);
     const kernel = timed ? timer.read(this) : Promise.resolve(kernelMs);
     kernel.catch(() => {});
     const data: ArrayBuffer[] = [];
     for (const r of reads) {
       const fresh = r.into === undefined ? new ArrayBuffer(r.size) : undefined;
-      await this.read(r.buffer, r.offset, r.size, r.into ?? new Uint8Array(fresh!), signal);
+      // Gated: a refused pass leaves `into` (often the caller's `out`) as it was.
+      await this.read(r.buffer, r.offset, r.size, r.into ?? new Uint8Array(fresh!), signal, checked);
       data.push(fresh ?? new ArrayBuffer(0));
     }
     if (reads.length === 0 && !wallClock) await this.race(device.queue.onSubmittedWorkDone());
+    await checked;
     kernelMs = await kernel;
     // The first readback waited behind the pass: that time is the kernel's, not the transfer's.
     if (timed && reads.length > 0 && kernelMs !== undefined) this.clock.waitedForKernel(kernelMs);
@@ -415,6 +469,13 @@ export class GpuDevice {
   async close(): Promise<void> {
     this.closing = true;
     await this.queue;
+    const gen = this.gen;
+    gen.retire();
+    // Dawn's node bindings keep polling the instance for the destroyed device's events through a
+    // raw pointer: dropping the create() object before the loss is delivered lets GC free the
+    // instance under that poll (SIGSEGV in CallbackTaskManager::Flush).
+    await Promise.race([gen.lost.catch(() => {}), new Promise((r) => setTimeout(r, LOSS_SETTLE_MS))]);
+    await new Promise((r) => setImmediate(r));
     this.destroy();
   }
 

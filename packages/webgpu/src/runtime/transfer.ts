@@ -249,20 +249,21 @@ export class StagingPool {
 
   /**
    * Copies `size` bytes of `src` from byte `offset` into `into`, after everything already
-   * submitted. `into` is written piece by piece, each piece only once its copy has landed.
+   * submitted. `into` is written piece by piece, each piece only once its copy has landed and
+   * `ready` (when given) has resolved; if `ready` rejects, `into` is not written at all.
    */
-  async read(src: GPUBuffer, offset: number, size: number, into: Uint8Array, signal?: AbortSignal): Promise<void> {
+  async read(src: GPUBuffer, offset: number, size: number, into: Uint8Array, signal?: AbortSignal, ready?: Promise<void>): Promise<void> {
     if (size === 0) return;
     const step = this.reads.shape.sliceBytes;
     const pieces: Promise<void>[] = [];
     for (let o = 0; o < size; o += step) {
       const len = Math.min(step, size - o);
-      pieces.push(this.reads.take((s) => this.readPiece(s, src, offset + o, into.subarray(o, o + len), signal)));
+      pieces.push(this.reads.take((s) => this.readPiece(s, src, offset + o, into.subarray(o, o + len), signal, ready)));
     }
     await settleAll(pieces);
   }
 
-  private async readPiece(slice: Slice, src: GPUBuffer, at: number, into: Uint8Array, signal: AbortSignal | undefined): Promise<void> {
+  private async readPiece(slice: Slice, src: GPUBuffer, at: number, into: Uint8Array, signal: AbortSignal | undefined, ready: Promise<void> | undefined): Promise<void> {
     throwIfAborted(signal);
     this.assertOpen();
     const buffer = this.reads.bufferOf(slice);
@@ -276,10 +277,11 @@ export class StagingPool {
       this.reads.discard(slice);
       throw mapFailure(e);
     }
-    // An output whose pages workers are still faulting in (fresh-output.ts) is copied into only after them.
-    const touched = untilTouched(into.buffer);
-    if (touched !== undefined) await touched;
     try {
+      if (ready !== undefined) await ready;
+      // An output whose pages workers are still faulting in (fresh-output.ts) is copied into only after them.
+      const touched = untilTouched(into.buffer);
+      if (touched !== undefined) await touched;
       into.set(new Uint8Array(buffer.getMappedRange(0, size), 0, into.byteLength));
     } finally {
       buffer.unmap();
