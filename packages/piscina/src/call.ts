@@ -85,78 +85,48 @@ export class SharedInput<T extends TypedArray> {
 }
 
 /**
- * Where the workers write. A shared `out` is written in place (zero-copy; the one exception to
- * "`out` is written only on success": after a failure its contents are unspecified). Otherwise a
- * pooled SharedArrayBuffer, copied range by range into a fresh (ordinary) result array as tasks
- * finish, or into the caller's ordinary `out` in one go once every task has succeeded.
+ * Where the workers write. Without an `out` the result is a fresh SharedArrayBuffer-backed array
+ * that the workers fill directly (no copy on this thread, and its pages are faulted in by the
+ * workers, in parallel). A shared `out` is written in place too (the one exception to "`out` is
+ * written only on success": after a failure its contents are unspecified). A caller's ordinary
+ * `out` cannot be reached from a worker: the workers write a pooled SharedArrayBuffer (or
+ * `staging`) and it is copied into `out` in one go once every task has succeeded.
  */
 export class SharedOutput<T extends TypedArray> {
   readonly ref: Ref;
   readonly view: T;
-  private dest: T | undefined;
+  private readonly dest: T | undefined;
   constructor(
     private readonly call: Call,
-    private readonly ctor: Ctor<T>,
-    private readonly length: number,
+    ctor: Ctor<T>,
+    length: number,
     out: T | undefined,
-    /** A shared buffer of the right size the op may write into instead of a new one. */
-    reuse?: T,
+    /** Used instead of a pooled buffer for an ordinary `out` (a shared buffer the op has anyway). */
+    staging?: T,
   ) {
-    if (out !== undefined && isShared(out)) {
-      this.view = out;
-      this.dest = out;
-    } else {
-      this.view = reuse ?? new ctor(call.acquire(length * (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT), 0, length);
+    const bytes = length * (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
+    if (out === undefined) this.view = new ctor(new SharedArrayBuffer(bytes), 0, length);
+    else if (isShared(out)) this.view = out;
+    else {
+      this.view = staging ?? new ctor(call.acquire(bytes), 0, length);
       this.dest = out;
     }
     this.ref = refOf(this.view);
   }
+  /** True when the workers write the result itself (no copy at the end). */
   get direct(): boolean {
-    return this.view === this.dest;
-  }
-  /** The caller's ordinary `out`: filled only by `complete()`, after success. */
-  get deferred(): boolean {
-    return this.dest !== undefined && !this.direct && !this.ownDest;
-  }
-  private ownDest = false;
-  /** Copies [start, end) to our fresh result array as soon as it is ready (not to a caller's `out`: see `complete`). */
-  copyOut(start: number, end: number, from: T = this.view): void {
-    if (this.deferred) return;
-    this.copy(start, end, from);
+    return this.dest === undefined;
   }
   /** After every task succeeded: fills a caller's ordinary `out` (everything else is already in place). */
-  complete(from: T = this.view): void {
-    if (this.deferred) this.copy(0, this.length, from);
-  }
-  private copy(start: number, end: number, from: T): void {
-    if (this.call.failed || end <= start) return;
-    if (from === this.dest) return;
+  complete(): void {
+    if (this.dest === undefined || this.call.failed) return;
     const t0 = now();
-    this.dest ??= this.fresh();
-    this.dest.set(from.subarray(start, end), start);
+    this.dest.set(this.view);
     this.call.readbackMs += now() - t0;
-    this.call.copiedOutBytes += (end - start) * from.BYTES_PER_ELEMENT;
-  }
-  private fresh(): T {
-    this.ownDest = true;
-    return new this.ctor(this.length);
+    this.call.copiedOutBytes += this.view.byteLength;
   }
   result(): T {
-    this.dest ??= this.fresh();
-    return this.dest;
-  }
-  /**
-   * Allocates the fresh result array now and touches each of its pages, so the page faults
-   * (they can cost more than the copy itself) happen while the main
-   * thread would otherwise wait for the workers, not in the copies at the end.
-   */
-  prefault(): void {
-    if (this.dest !== undefined) return;
-    const t0 = now();
-    const d = (this.dest = this.fresh());
-    const stride = 4096 / d.BYTES_PER_ELEMENT;
-    for (let i = 0; i < d.length; i += stride) d[i] = 0;
-    this.call.readbackMs += now() - t0;
+    return this.dest ?? this.view;
   }
 }
 

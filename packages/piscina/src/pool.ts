@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { BackendUnavailableError, InvalidArgumentError } from '@kernelkit/core';
 import type { Backend, OpName } from '@kernelkit/ops';
-import type { Task } from './protocol.js';
+import { wasmSupport } from '@kernelkit/cpu';
+import type { PoolWorkerData, Task } from './protocol.js';
 
 /**
  * The built worker. Resolved relative to the package root so that it is `dist/worker.js` both
@@ -129,7 +130,9 @@ export class Pool {
     // recordTiming off: Piscina's run/wait-time histograms are native memory that outlives the
     // pool (a bare Piscina create/run/destroy loop grew RSS 59 → 139 MiB over 360 cycles with it,
     // 58 → 62 MiB without), and nothing here reads them.
-    const piscina = new Piscina({ filename: WORKER_URL.href, minThreads, maxThreads, idleTimeout: 60_000, recordTiming: false, ...(execArgv ? { execArgv } : {}) });
+    const simd = wasmSupport();
+    const workerData: PoolWorkerData = 'module' in simd ? { wasmModule: simd.module } : {};
+    const piscina = new Piscina({ filename: WORKER_URL.href, minThreads, maxThreads, idleTimeout: 60_000, recordTiming: false, workerData, ...(execArgv ? { execArgv } : {}) });
     // A worker that fails outside a task (e.g. while loading) is reported here; without a
     // listener the 'error' event would crash the process. Task failures reject their run().
     let startError: unknown;

@@ -1,10 +1,15 @@
-import type { ConvLayerDims } from '@kernelkit/cpu';
+import type { ConvLayerDims, WasmSupport } from '@kernelkit/cpu';
 import type { GridSearchProblem, ScanDtype, StencilBoundary } from '@kernelkit/ops';
 
 /**
  * Messages between the main thread and the workers. Big arrays travel as `Ref`s into
  * SharedArrayBuffers (the buffer handle is shared, never copied); everything else is a few numbers.
  */
+/** What the pool passes every worker at start: the module the main thread compiled, when it has one. */
+export interface PoolWorkerData {
+  readonly wasmModule?: WasmSupport['module'];
+}
+
 export type Dtype = 'f32' | 'f64' | 'u32' | 'i32';
 
 export interface Ref {
@@ -63,8 +68,8 @@ export interface StencilStepTask extends StencilCommon {
 }
 
 /**
- * All steps of one z-slab, with a barrier between steps (the 'slabs' strategy). Step t reads
- * `t === 0 ? input : (t odd ? a : b)` and writes `t even ? a : b`.
+ * All steps of one z-slab, with a barrier between steps (the 'slabs' and 'wasm-simd' strategies).
+ * Step t reads `t === 0 ? input : (t odd ? a : b)` and writes `t even ? a : b`.
  */
 export interface StencilSlabTask extends StencilCommon {
   readonly kind: 'stencilSlab';
@@ -79,14 +84,15 @@ export interface StencilSlabTask extends StencilCommon {
   readonly participants: number;
   /**
    * Per z-plane flags (Int32Array, length nz), present when the main thread is still copying the
-   * input into shared memory: step 0 computes plane by plane, each once planes z−1…z+1 are 1.
+   * input into shared memory: a participant reads plane z only once flag z is 1.
    */
   readonly inReady: SharedArrayBuffer | undefined;
   /**
-   * Per z-plane flags, present when the main thread copies the result out: the last step sets
-   * plane z's flag (and notifies) as soon as the plane is written.
+   * Run the WebAssembly SIMD kernel: the slab and its halo planes stay in the worker's module
+   * memory for every step; only the slab's first and last planes go out to `a`/`b` after a step
+   * (for the neighbours) and the neighbours' planes come back in after the barrier.
    */
-  readonly outDone: SharedArrayBuffer | undefined;
+  readonly simd: boolean;
 }
 
 /** Control words of a stencil barrier. */

@@ -3,7 +3,7 @@
  * kernels (the math exists once, in @kernelkit/cpu). Built to dist/worker.js and loaded from
  * there by the pool, also when the tests import the TypeScript sources.
  */
-import { move } from 'piscina';
+import { move, workerData } from 'piscina';
 import {
   conv2dRows,
   conv2dRowsSimd,
@@ -14,6 +14,7 @@ import {
   scanRange,
   stencilStep,
   sumRange,
+  BAND_BYTES,
   WasmKernels,
   wasmSupport,
 } from '@kernelkit/cpu';
@@ -25,6 +26,7 @@ import {
   STOPPED_MESSAGE,
   type Dtype,
   type GridTask,
+  type PoolWorkerData,
   type SharedGridProblem,
   type Ref,
   type StencilSlabTask,
@@ -51,13 +53,23 @@ function scratch(n: number): Float64Array {
 }
 
 // This worker's instance of the WebAssembly SIMD kernels, made on the first task that asks for
-// them; its memory grows to the largest band seen and is reused by every later task.
+// them from the main thread's compiled module (so no worker compiles it again, and code the
+// engine has optimised is shared); its memory grows to the largest band seen and is reused.
 let simdKernels: WasmKernels | undefined;
 function kernels(): WasmKernels {
   if (simdKernels !== undefined) return simdKernels;
-  const s = wasmSupport();
-  if (!('module' in s)) throw new Error(`kernelkit: wasm-simd task on a worker without it (${s.unavailable})`);
-  return (simdKernels = new WasmKernels(s.module));
+  let module = (workerData as PoolWorkerData | undefined)?.wasmModule;
+  if (module === undefined) {
+    const s = wasmSupport();
+    if (!('module' in s)) throw new Error(`kernelkit: wasm-simd task on a worker without it (${s.unavailable})`);
+    module = s.module;
+  }
+  return (simdKernels = new WasmKernels(module));
+}
+
+/** A stencil slab can grow the memory far past a conv band: such an instance is not kept. */
+function dropIfLarge(): void {
+  if (simdKernels !== undefined && simdKernels.bytes > 2 * BAND_BYTES) simdKernels = undefined;
 }
 
 const STOPPED = STOPPED_MESSAGE;
@@ -105,6 +117,8 @@ function waitFlag(flags: Int32Array, i: number, ctrl: Int32Array): void {
   }
 }
 
+type Grid = Float32Array | Float64Array;
+
 /**
  * All steps of one slab. `beforeStep` is for the testing worker (src/testing-worker.ts), which
  * fails a participant mid-run through it.
@@ -112,40 +126,90 @@ function waitFlag(flags: Int32Array, i: number, ctrl: Int32Array): void {
 export function stencilSlab(t: StencilSlabTask, beforeStep?: (step: number) => void): void {
   const ctrl = new Int32Array(t.ctrl);
   try {
-    const input = view<Float32Array>(t.input);
-    const a = view<Float32Array>(t.a);
-    const b = view<Float32Array>(t.b);
-    const inReady = t.inReady && new Int32Array(t.inReady);
-    const outDone = t.outDone && new Int32Array(t.outDone);
-    const last = t.steps - 1;
-    for (let s = 0; s < t.steps; s++) {
-      beforeStep?.(s);
-      if (Atomics.load(ctrl, CTRL_STOP) !== 0) throw new Error(STOPPED);
-      const src = s === 0 ? input : s % 2 === 1 ? a : b;
-      const dst = s % 2 === 0 ? a : b;
-      const waitIn = s === 0 ? inReady : undefined;
-      const markOut = s === last ? outDone : undefined;
-      if (waitIn === undefined && markOut === undefined) {
-        stencilStep(src, dst, t.nx, t.ny, t.nz, t.c0, t.c1, t.boundary, t.zStart, t.zEnd);
-      } else {
-        // Plane by plane, overlapping the main thread's copy in (step 0) or out (last step).
-        for (let z = t.zStart; z < t.zEnd; z++) {
-          if (waitIn !== undefined) for (let q = Math.max(0, z - 1); q <= Math.min(t.nz - 1, z + 1); q++) waitFlag(waitIn, q, ctrl);
-          stencilStep(src, dst, t.nx, t.ny, t.nz, t.c0, t.c1, t.boundary, z, z + 1);
-          if (markOut !== undefined) {
-            Atomics.store(markOut, z, 1);
-            Atomics.notify(markOut, z);
-          }
-        }
-      }
-      if (s < last) barrier(ctrl, t.participants);
-    }
+    if (t.simd) stencilSlabSimd(t, ctrl, beforeStep);
+    else stencilSlabJs(t, ctrl, beforeStep);
   } catch (err) {
     // Release the other participants before failing, or they would wait forever.
     Atomics.store(ctrl, CTRL_STOP, 1);
     Atomics.notify(ctrl, CTRL_GENERATION);
     throw err;
   }
+}
+
+function stencilSlabJs(t: StencilSlabTask, ctrl: Int32Array, beforeStep: ((step: number) => void) | undefined): void {
+  const input = view<Grid>(t.input);
+  const a = view<Grid>(t.a);
+  const b = view<Grid>(t.b);
+  const inReady = t.inReady && new Int32Array(t.inReady);
+  const last = t.steps - 1;
+  for (let s = 0; s < t.steps; s++) {
+    beforeStep?.(s);
+    if (Atomics.load(ctrl, CTRL_STOP) !== 0) throw new Error(STOPPED);
+    const src = s === 0 ? input : s % 2 === 1 ? a : b;
+    const dst = s % 2 === 0 ? a : b;
+    if (s === 0 && inReady !== undefined) {
+      // Plane by plane, overlapping the main thread's copy of the input.
+      for (let z = t.zStart; z < t.zEnd; z++) {
+        for (let q = Math.max(0, z - 1); q <= Math.min(t.nz - 1, z + 1); q++) waitFlag(inReady, q, ctrl);
+        stencilStep(src, dst, t.nx, t.ny, t.nz, t.c0, t.c1, t.boundary, z, z + 1);
+      }
+    } else {
+      stencilStep(src, dst, t.nx, t.ny, t.nz, t.c0, t.c1, t.boundary, t.zStart, t.zEnd);
+    }
+    if (s < last) barrier(ctrl, t.participants);
+  }
+}
+
+/**
+ * The slab on the WebAssembly kernel. Planes [zStart − 1, zEnd + 1) are copied into module
+ * memory once, twice over (ping and pong), and stay there for every step. After a step the slab's
+ * first and last planes go out to the step's shared grid (`a` or `b`), and after the barrier the
+ * neighbours' planes next to the slab come back in as the halo of the next step; the last step
+ * writes the whole slab to its shared grid. A step's shared grid is written again two steps
+ * later, after the next barrier, so a neighbour has read it by then.
+ */
+function stencilSlabSimd(t: StencilSlabTask, ctrl: Int32Array, beforeStep: ((step: number) => void) | undefined): void {
+  const w = kernels();
+  const { nx, ny, nz, zStart: z0, zEnd: z1 } = t;
+  const plane = nx * ny;
+  const input = view<Grid>(t.input);
+  const a = view<Grid>(t.a);
+  const b = view<Grid>(t.b);
+  const f64 = input instanceof Float64Array;
+  const bytes = input.BYTES_PER_ELEMENT;
+  const lo = Math.max(0, z0 - 1);
+  const hi = Math.min(nz, z1 + 1);
+  const cells = (hi - lo) * plane;
+  w.reserve(2 * cells * bytes);
+  const m: Grid = f64 ? w.f64 : w.f32;
+  const inReady = t.inReady && new Int32Array(t.inReady);
+  for (let z = lo; z < hi; z++) {
+    if (inReady !== undefined) waitFlag(inReady, z, ctrl);
+    m.set(input.subarray(z * plane, (z + 1) * plane), (z - lo) * plane);
+  }
+  const kernel = f64 ? w.k.stencilF64 : w.k.stencilF32;
+  const copy = t.boundary === 'copy' ? 1 : 0;
+  // Element index of plane z in copy `buffer` (0 or 1). The kernel gets the address of plane 0,
+  // as if memory held the whole grid, so its z is the grid's z (and it knows the boundary
+  // planes); that address may lie below 0, and wasm address arithmetic wraps mod 2^32.
+  const local = (buffer: number, z: number): number => buffer * cells + (z - lo) * plane;
+  for (let s = 0; s < t.steps; s++) {
+    beforeStep?.(s);
+    if (Atomics.load(ctrl, CTRL_STOP) !== 0) throw new Error(STOPPED);
+    const to = (s + 1) % 2;
+    kernel(local(s % 2, 0) * bytes, local(to, 0) * bytes, nx, ny, nz, t.c0, t.c1, copy, z0, z1);
+    const shared = s % 2 === 0 ? a : b;
+    if (s === t.steps - 1) {
+      shared.set(m.subarray(local(to, z0), local(to, z1)), z0 * plane);
+      break;
+    }
+    if (z0 > 0) shared.set(m.subarray(local(to, z0), local(to, z0 + 1)), z0 * plane);
+    if (z1 < nz) shared.set(m.subarray(local(to, z1 - 1), local(to, z1)), (z1 - 1) * plane);
+    barrier(ctrl, t.participants);
+    if (z0 > 0) m.set(shared.subarray((z0 - 1) * plane, z0 * plane), local(to, z0 - 1));
+    if (z1 < nz) m.set(shared.subarray(z1 * plane, (z1 + 1) * plane), local(to, z1));
+  }
+  dropIfLarge();
 }
 
 /**

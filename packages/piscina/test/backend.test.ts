@@ -57,7 +57,7 @@ describe('options', () => {
     await using backend = await createPiscinaBackend();
     expect(backend.info).toMatchObject({ name: 'piscina', threads: os.availableParallelism(), software: false, capabilities: { f64: true } });
     expect(backend.info.description).toMatch(/Piscina worker pool, \d+ threads? on /);
-    expect(backend.variants('stencil3d')[0]).toBe('slabs');
+    expect(backend.variants('stencil3d')).toEqual(['wasm-simd', 'slabs', 'slabs-per-step']);
     expect(backend.variants('gridSearch')).toEqual(['pruned', 'naive']);
   });
 
@@ -239,17 +239,35 @@ describe('data path', () => {
     expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: 0, copiedOutBytes: 0 });
   });
 
-  it('copies ordinary inputs once and returns ordinary (non-shared) arrays', async () => {
+  it('copies ordinary inputs once; the workers write a fresh shared result directly, or an ordinary out in one copy', async () => {
     await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
     const c = conv2dCase([1, 64, 64, 3], 8);
     const res = await backend.conv2d(c);
-    expect(res.data.buffer).not.toBeInstanceOf(SharedArrayBuffer);
-    expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: c.input.byteLength + c.filter.byteLength, copiedOutBytes: c.input.byteLength });
-    // A shared input with no `out` still gives an ordinary result.
+    expect(res.data.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(res.data.byteOffset).toBe(0);
+    expect(verifyResult('conv2d', c, res.data)).toBeUndefined();
+    expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: c.input.byteLength + c.filter.byteLength, copiedOutBytes: 0 });
+    const out = new Float32Array(c.input.length);
+    expect((await backend.conv2d(c, { out })).data).toBe(out);
+    expect(verifyResult('conv2d', c, out)).toBeUndefined();
+    expect(lastCallStats(backend)).toMatchObject({ copiedOutBytes: out.byteLength });
+    // Each call gets its own result: two calls of one size never share a buffer.
+    const again = await backend.conv2d(c);
+    expect(again.data.buffer).not.toBe(res.data.buffer);
+    for (const steps of [1, 2, 3]) {
+      const s = stencilCase([24, 22, 20, steps, 'zero'], steps);
+      for (const variant of backend.variants('stencil3d')) {
+        const first = await backend.stencil3d(s, { variant });
+        const second = await backend.stencil3d(s, { variant });
+        expect(second.data.buffer).not.toBe(first.data.buffer);
+        expect(verifyResult('stencil3d', s, first.data)).toBeUndefined();
+        expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: s.input.byteLength, copiedOutBytes: 0 });
+      }
+    }
     const sc = scanCase('f32', 200_000, 2);
     const sres = await backend.scan({ ...sc, input: shared(sc.input as Float32Array) });
-    expect(sres.data.buffer).not.toBeInstanceOf(SharedArrayBuffer);
     expect(verifyResult('scan', sc, sres.data)).toBeUndefined();
+    expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: 0, copiedOutBytes: 0 });
     // In place on an ordinary array.
     const inPlace = scanCase('i32', 300_001, 4);
     const copy = inPlace.input.slice();

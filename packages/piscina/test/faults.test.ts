@@ -111,6 +111,14 @@ const CASES: readonly FaultCase[] = [
   },
   {
     op: 'stencil3d',
+    what: "6-step stencil ('wasm-simd', 2 participants in a barrier, halo planes exchanged), participant 2 fails after step 1",
+    variant: 'wasm-simd',
+    args: () => stencilCase([40, 40, 40, 6, 'zero'], 4),
+    out: (a) => new Float32Array((a as OpArgs<'stencil3d'>).input.length),
+    afterTasks: 1,
+  },
+  {
+    op: 'stencil3d',
     what: "6-step stencil ('slabs-per-step'), a slab of step 3 fails",
     variant: 'slabs-per-step',
     args: () => stencilCase([40, 40, 40, 6, 'zero'], 3),

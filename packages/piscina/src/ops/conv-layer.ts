@@ -36,11 +36,8 @@ export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
       input.ensure((Math.floor((q1 - 1) / p.maps) + 1) * image);
       call.submit(
         { kind: 'convLayer', input: input.ref, weights: weights.ref, bias: bias?.ref, relu: p.relu, out: out.ref, dims, planeStart: q0, planeEnd: q1, simd: useSimd },
-        () => out.copyOut(q0 * planeLen, q1 * planeLen),
       );
     }
-    // Fault the result's pages in while the workers run (the main thread is idle until the first band is done).
-    out.prefault();
     await call.finish(() => out.complete());
     return { data: out.result(), ...copyTimes(call, ctx.timing) };
   };

@@ -37,11 +37,8 @@ export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
       input.ensure(Math.min(rows, r1 + r) * p.width);
       call.submit(
         { kind: 'conv2d', input: input.ref, filter: filter.ref, out: out.ref, height: p.height, width: p.width, k: p.k, rowStart: r0, rowEnd: r1, simd: useSimd },
-        () => out.copyOut(r0 * p.width, r1 * p.width),
       );
     }
-    // Fault the result's pages in while the workers run (the main thread is idle until the first band is done).
-    out.prefault();
     await call.finish(() => out.complete());
     return { data: out.result(), ...copyTimes(call, ctx.timing) };
   };

@@ -20,10 +20,10 @@ type Ctor<T> = new (buffer: SharedArrayBuffer | number, byteOffset?: number, len
  *   2. carries on the main thread: carry[i] = initial ⊕ sum[0] ⊕ … ⊕ sum[i−1] (wrapping for
  *      integers, so u32/i32 are bit-exact; f64 for floats, like the sequential scan's accumulator),
  *   3. local scans of each chunk from its carry (workers), with `scanRange`, the CPU backend's kernel.
- * Steps 2–3 are pipelined: chunk i's local scan is queued the moment sums 0…i−1 are known, and
- * its output is copied out as soon as it is done. When the input had to be copied into shared
- * memory anyway, the local scans write over that copy, which saves a buffer; chunk i's local scan
- * then also waits for chunk i's own sum task, which must read the chunk before it is overwritten.
+ * Steps 2–3 are pipelined: chunk i's local scan is queued the moment sums 0…i−1 are known. The
+ * local scans write the result directly (see `SharedOutput`); only for a caller's ordinary `out`
+ * do they write over our copy of the input, which saves a buffer, and chunk i's local scan then
+ * also waits for chunk i's own sum task, which must read the chunk before it is overwritten.
  */
 export function scanOp(env: Env): OpImplementation<'scan'> {
   return {
@@ -38,7 +38,8 @@ export function scanOp(env: Env): OpImplementation<'scan'> {
         }
         const call = newCall(env, 'scan', ctx.signal);
         const input = call.input<ScanArray>(p.input);
-        // In place over our own copy unless the caller's `out` is shared (then written directly).
+        // The workers write the result itself (fresh, or a shared `out`); for an ordinary `out`
+        // they write over our own copy of the input, which is then copied into `out` at the end.
         const out = call.output(p.input.constructor as Ctor<ScanArray>, n, ctx.out, input.owned ? input.view : undefined);
         const chunks = split(n, Math.max(1, Math.min(env.pool.threads * CHUNKS_PER_THREAD, Math.floor(n / MIN_CHUNK))));
         const sums: Array<number | undefined> = new Array<number | undefined>(chunks.length);
@@ -55,10 +56,7 @@ export function scanOp(env: Env): OpImplementation<'scan'> {
             }
             if (inPlace && next < chunks.length - 1 && sums[next] === undefined) return;
             const [c0, c1] = chunks[next]!;
-            call.submit(
-              { kind: 'scanLocal', input: input.ref, out: out.ref, start: c0, end: c1, carry: carries[next]!, exclusive: p.exclusive, dtype: p.dtype },
-              () => out.copyOut(c0, c1),
-            );
+            call.submit({ kind: 'scanLocal', input: input.ref, out: out.ref, start: c0, end: c1, carry: carries[next]!, exclusive: p.exclusive, dtype: p.dtype });
             next++;
           }
         };
