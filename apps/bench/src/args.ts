@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { OP_NAMES, type OpName } from '@kernelkit/ops';
 import { BENCH_BACKENDS, type BenchBackend } from './backends.js';
+import { PEER_NAMES } from './peers/index.js';
 import { STDOUT, UsageError, configureProgram, packageVersion, parseIntOption } from 'kernelkit/cli-kit';
 import { benchCases } from './cases.js';
 import { WORKLOAD_NAMES, type BenchOptions, type WorkloadName } from './types.js';
@@ -25,7 +26,7 @@ export function buildProgram(): Command {
     .description('every op × backend × variant on named workloads (tinybench)')
     .option('--workload <name>', `${WORKLOAD_NAMES.join('|')} (small: CI sizes; seed: the course reports' sizes; tiny: smoke-test sizes)`, 'small')
     .option('--op <ops>', `comma-separated: ${OP_NAMES.join(', ')}`)
-    .option('--backend <names>', `comma-separated: ${BENCH_BACKENDS.join(', ')} (kernelkit: the facade routing each call)`)
+    .option('--backend <names>', `comma-separated: ${BENCH_BACKENDS.join(', ')} (kernelkit: the facade routing each call; ${PEER_NAMES.join(', ')}: peer libraries, for comparison on conv2d and convLayer)`)
     .option('--variant <names>', 'comma-separated variant names')
     .option('--case <ids>', 'comma-separated workload ids (e.g. scan-4M-u32)')
     .option('--threads <n>', 'Piscina worker count')

@@ -98,6 +98,8 @@ export async function runIsolated(o: BenchOptions, script: string, hooks: Isolat
   const dir = await mkdtemp(join(tmpdir(), 'kernelkit-bench-'));
   const parts: BenchReport[] = [];
   let total = 0;
+  // Partial reports are written one after another, never two at once to the same file.
+  let writing: Promise<void> = Promise.resolve();
   const base = (backends: readonly BackendStart[], rows: readonly Row[], partial: boolean): BenchReport => ({
     schema: 'kernelkit-bench/1',
     date,
@@ -141,11 +143,13 @@ export async function runIsolated(o: BenchOptions, script: string, hooks: Isolat
           else {
             live.push(m.row);
             hooks.onRow?.(m.row);
-            void hooks.onPartial?.(compose(base([{ backend: name, status: 'ok' }], live, true)));
+            const snapshot = compose(base([{ backend: name, status: 'ok' }], live, true));
+            writing = writing.then(() => hooks.onPartial?.(snapshot)).catch(() => {});
           }
         },
         hooks.relayStderr ?? true,
       );
+      await writing;
       const report = await readReport(json);
       if (res.code === 0 && report && !report.partial) {
         parts.push(report);

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { OPS, type ConvLayerProblem, type Conv2dProblem, type OpArgs, type OpName } from '@kernelkit/ops';
+import { OPS, type ConvLayerProblem, type Conv2dProblem, type OpArgs } from '@kernelkit/ops';
 import { PEER_OPS, type Peer, type PeerOutput } from './peer.js';
 
 type Tf = typeof import('@tensorflow/tfjs-core');
