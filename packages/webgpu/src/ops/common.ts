@@ -48,6 +48,13 @@ export interface WorkRate {
  */
 export const SUBMIT_MS = 20;
 
+/**
+ * Least work a kernel's output counts for when sizing submits, in multiply-adds: a workgroup's
+ * fixed costs (launch, tile loads, barriers) dominate when each output is only a few
+ * multiply-adds (K = 1, one channel), and llvmpipe pays them per invocation.
+ */
+export const MIN_WORK_PER_OUTPUT = 32;
+
 /** Work units one submit may carry on this adapter (at least 1). */
 export function workPerSubmit(gpu: GpuDevice, rate: WorkRate): number {
   return Math.max(1, SUBMIT_MS * (gpu.info.software ? rate.software : rate.hardware));

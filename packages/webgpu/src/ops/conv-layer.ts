@@ -8,7 +8,7 @@ import { TimestampTimer } from '../runtime/timestamps.js';
 import { log2Bucket } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
-import { addMs, bytesOf, executeParts, itemsPerChunk, workPerSubmit, type WorkRate } from './common.js';
+import { addMs, bytesOf, executeParts, itemsPerChunk, MIN_WORK_PER_OUTPUT, workPerSubmit, type WorkRate } from './common.js';
 import { convLayerDirect, convLayerGemm, convLayerGemmPx, convLayerTiled, type GemmPixels } from './conv-layer.wgsl.js';
 
 /** Everything of the problem but the input, which is a host array or a GPU buffer. */
@@ -170,7 +170,7 @@ const params = (p: Shape, n: number, flags: number, part: GridPart): ArrayBuffer
 /** The grid of `n` images in parts within the device's limits, grouped into submits of about SUBMIT_MS of work. */
 function layerSubmits(l: LayerContext, n: number): GridPart[][] {
   const { gpu, p, plan } = l;
-  const maxGroups = workPerSubmit(gpu, plan.rate) / (plan.groupOutputs * p.channels * p.k * p.k);
+  const maxGroups = workPerSubmit(gpu, plan.rate) / (plan.groupOutputs * Math.max(p.channels * p.k * p.k, MIN_WORK_PER_OUTPUT));
   return submitsOf(gridParts(plan.workgroups(p, n), gpu.limits.workgroupsPerDimension, maxGroups), maxGroups);
 }
 

@@ -6,7 +6,7 @@ import type { Program } from '../runtime/program.js';
 import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
-import { addMs, bytesOf, callTimes, executeParts, itemsPerChunk, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
+import { addMs, bytesOf, callTimes, executeParts, itemsPerChunk, MIN_WORK_PER_OUTPUT, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
 import { COARSENED_CONFIG, conv2dBlock, conv2dCoalesced, conv2dNaive, conv2dTileBytes, conv2dTiled, TILED_CONFIG, type Conv2dTileConfig } from './conv2d.wgsl.js';
 
 type Plan = {
@@ -132,7 +132,7 @@ function namedTiledPlan(gpu: GpuDevice, k: number, c: Conv2dTileConfig): Plan {
 
 /** The grid of `n` images of `size` in parts within the device's limits, grouped into submits of about SUBMIT_MS of work. */
 function conv2dSubmits(gpu: GpuDevice, plan: Plan, k: number, size: Pick<Conv2dProblem, 'width' | 'height'>, n: number): GridPart[][] {
-  const maxGroups = workPerSubmit(gpu, plan.rate) / (plan.groupPixels * k * k);
+  const maxGroups = workPerSubmit(gpu, plan.rate) / (plan.groupPixels * Math.max(k * k, MIN_WORK_PER_OUTPUT));
   return submitsOf(gridParts(plan.workgroups(size, n), gpu.limits.workgroupsPerDimension, maxGroups), maxGroups);
 }
 
