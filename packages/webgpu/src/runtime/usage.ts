@@ -11,12 +11,15 @@ export const BUF = {
 } as const;
 export const MAP_READ = 0x0001;
 
+/** The maxComputeWorkgroupsPerDimension every WebGPU device has at least (the spec's default). */
+export const MIN_WORKGROUPS_PER_DIMENSION = 65535;
+
 /**
- * Workgroup counts for a 1-D job, folded into y when x would pass `maxPerDim` (the device's
- * maxComputeWorkgroupsPerDimension); the kernel recovers the linear index (LINEAR_WG) and
- * skips the spare workgroups of the last row.
+ * Workgroup counts for a 1-D job, folded into y when x would pass `maxPerDim` (the ops pass the
+ * device's maxComputeWorkgroupsPerDimension; the default suits any device); the kernel recovers
+ * the linear index (LINEAR_WG) and skips the spare workgroups of the last row.
  */
-export function grid1d(workgroups: number, maxPerDim: number): [number, number, number] {
+export function grid1d(workgroups: number, maxPerDim = MIN_WORKGROUPS_PER_DIMENSION): [number, number, number] {
   if (workgroups <= maxPerDim) return [Math.max(1, workgroups), 1, 1];
   const rows = Math.ceil(workgroups / maxPerDim);
   // Past maxPerDim² workgroups no buffer a kernel can bind is that large: a caller bug.
