@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Project copy of ../shared/gpu-host/pack.sh: also leaves out @tensorflow (a dev dependency of
-# apps/fashion-mnist, only needed for training) so the pack stays under the 60 MiB limit, and
-# packs the workspaces' own node_modules, which the shared script misses.
+# apps/fashion-mnist, only needed for training) but for the Node bundles and wasm files of the
+# bench's tfjs-wasm peer, keeps only onnxruntime-node's linux-x64 CPU binding (the bench's
+# onnxruntime peer), so the pack stays under the 60 MiB limit, and packs the workspaces' own
+# node_modules, which the shared script misses.
 # Packs the built project for a bare Linux x86-64 GPU host that has an NVIDIA driver
 # but no Node.js: a node binary, the runtime node_modules, every built dist/ folder,
 # and the Vulkan/EGL loader libraries. Run it from the project's root after the build.
@@ -39,7 +41,9 @@ fi
 mapfile -t nested < <(find apps packages -mindepth 2 -maxdepth 2 -type d -name node_modules)
 mapfile -t dists < <(find . -path ./node_modules -prune -o -type d -name dist -not -path '*/node_modules/*' -print)
 [ ${#dists[@]} -gt 0 ] || { echo "pack.sh: no dist/ folder found; build first" >&2; exit 1; }
-tar -cJf "$out/runtime.tar.xz" \
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tar -cf "$tmp/runtime.tar" \
   --exclude='node_modules/typescript' --exclude='node_modules/@typescript' \
   --exclude='node_modules/@typescript/*' --exclude='node_modules/turbo*' --exclude='node_modules/@turbo' \
   --exclude='node_modules/esbuild' --exclude='node_modules/@esbuild' \
@@ -48,11 +52,26 @@ tar -cJf "$out/runtime.tar.xz" \
   --exclude='node_modules/@tensorflow' --exclude='node_modules/.cache' --exclude='node_modules/.vite' \
   --exclude='node_modules/binaryen' --exclude='node_modules/assemblyscript' --exclude='node_modules/lightningcss*' \
   --exclude='node_modules/eslint' --exclude='node_modules/@eslint' --exclude='node_modules/typescript-eslint' --exclude='node_modules/@typescript-eslint' \
-  --exclude='node_modules/typedoc' --exclude='*.js.map' \
+  --exclude='node_modules/typedoc' --exclude='node_modules/@shikijs' --exclude='node_modules/lunr' \
+  --exclude='node_modules/@types' --exclude='node_modules/node-gyp' --exclude='*.js.map' \
   --exclude='*/dist/darwin-*' --exclude='*/dist/win32-*' --exclude='*/dist/linux-arm64' \
   --exclude='*/dist/darwin-*.dawn.node' --exclude='*/dist/win32-*.dawn.node' \
   --exclude='node_modules/gl/angle' --exclude='node_modules/gl/build/Release/obj.target' \
+  --exclude='node_modules/onnxruntime-node/bin/napi-v*/darwin' --exclude='node_modules/onnxruntime-node/bin/napi-v*/win32' \
+  --exclude='node_modules/onnxruntime-node/bin/napi-v*/linux/arm64' \
   node_modules "${nested[@]}" "${dists[@]}"
+# The bench's tfjs-wasm peer needs only the two packages' Node bundles and the single-threaded wasm builds;
+# appended, since the @tensorflow exclude above would drop them from the first pass too.
+tf=node_modules/@tensorflow
+if [ -f "$tf/tfjs-backend-wasm/package.json" ] && [ -f "$tf/tfjs-core/package.json" ]; then
+  tar -rf "$tmp/runtime.tar" "$tf/tfjs-core/package.json" "$tf/tfjs-core/dist/tf-core.node.js" \
+    "$tf/tfjs-backend-wasm/package.json" "$tf/tfjs-backend-wasm/dist/tf-backend-wasm.node.js" \
+    "$tf/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm" "$tf/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm"
+else
+  echo "pack.sh: @tensorflow/tfjs-core or tfjs-backend-wasm not installed: the bench's tfjs-wasm peer will be skipped on the host" >&2
+fi
+[ -d node_modules/onnxruntime-node/bin ] || echo "pack.sh: onnxruntime-node not installed: the bench's onnxruntime peer will be skipped on the host" >&2
+xz -T0 -c "$tmp/runtime.tar" > "$out/runtime.tar.xz"
 cp "$here/on-host.sh" "$out/on-host.sh"
 
 size=$(du -sm "$out" | cut -f1)
