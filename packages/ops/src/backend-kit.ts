@@ -171,6 +171,17 @@ function takeInputs<P>(op: OpName, problem: P, registry: DeviceArrayRegistry, re
 export function createBackend(spec: BackendSpec): Backend {
   let disposed = false;
   let releasing: Promise<void> | undefined;
+  // Calls made before dispose(): it waits for them to settle before releasing what they use.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(call: Promise<T>): Promise<T> => {
+    inFlight.add(call);
+    const settled = (): void => {
+      inFlight.delete(call);
+    };
+    call.then(settled, settled);
+    return call;
+  };
+  const call = <O extends OpName>(op: O, args: unknown, options: RunOptions<unknown> | undefined): Promise<never> => track(run(op, args, options)) as Promise<never>;
   const registry = new DeviceArrayRegistry();
   const deviceArray = <T extends DeviceData>(source: DeviceArraySource<T>): DeviceArray<T> => registry.make(source);
 
@@ -255,11 +266,11 @@ export function createBackend(spec: BackendSpec): Backend {
     get disposed() {
       return disposed;
     },
-    conv2d: (a, o) => run('conv2d', a, o) as never,
-    stencil3d: (a, o) => run('stencil3d', a, o) as never,
-    scan: (a, o) => run('scan', a, o) as never,
-    gridSearch: (a, o) => run('gridSearch', a, o) as never,
-    convLayer: (a, o) => run('convLayer', a, o) as never,
+    conv2d: (a, o) => call('conv2d', a, o),
+    stencil3d: (a, o) => call('stencil3d', a, o),
+    scan: (a, o) => call('scan', a, o),
+    gridSearch: (a, o) => call('gridSearch', a, o),
+    convLayer: (a, o) => call('convLayer', a, o),
     variants(op: OpName) {
       if (!(OP_NAMES as readonly string[]).includes(op)) throw new InvalidArgumentError('op', `unknown op ${describeValue(op)}; expected one of ${OP_NAMES.join(', ')}`);
       const impl = spec.ops[op] as { readonly variants: object; readonly defaultVariant: string };
@@ -268,9 +279,13 @@ export function createBackend(spec: BackendSpec): Backend {
     },
     dispose() {
       disposed = true;
-      // Handles first: their memory goes back before the backend releases its device.
-      registry.close();
-      releasing ??= Promise.resolve().then(spec.release);
+      releasing ??= (async () => {
+        // The rule every backend shares: calls already made finish (see Backend.dispose).
+        await Promise.allSettled(inFlight);
+        // Handles first: their memory goes back before the backend releases its device.
+        registry.close();
+        await spec.release();
+      })();
       return releasing;
     },
     [Symbol.asyncDispose]() {

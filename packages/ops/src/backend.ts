@@ -126,6 +126,13 @@ export interface Backend extends AsyncDisposable {
   /** Variant names for `op`, default first. */
   variants(op: OpName): readonly string[];
   readonly disposed: boolean;
-  /** Releases threads, devices and buffers. Safe to call twice. */
+  /**
+   * Stops taking calls at once (a call made from now on rejects with `DisposedError`), lets the
+   * calls already made finish (each resolves as it would have; one that asked for
+   * `output: 'device'` rejects with `DisposedError`, since its handle cannot outlive the
+   * backend), then releases the backend's DeviceArrays, threads, devices and buffers, and
+   * resolves. To stop calls in flight rather than wait for them, abort their `signal`.
+   * Calling it again returns the same promise; `[Symbol.asyncDispose]` is the same.
+   */
   dispose(): Promise<void>;
 }

@@ -19,12 +19,15 @@ interface Ctx {
   readonly emit: PointCallback;
   /** Coefficients of the last dimension, one per constraint. */
   readonly lastC: Float64Array;
+  /** The indices [lastLo, lastHi) of the last axis to visit. */
+  readonly lastLo: number;
+  readonly lastHi: number;
 }
 
-function makeCtx(p: GridSearchProblem, emit: PointCallback): Ctx {
+function makeCtx(p: GridSearchProblem, emit: PointCallback, lastLo: number, lastHi: number): Ctx {
   const lastC = new Float64Array(p.m);
   for (let i = 0; i < p.m; i++) lastC[i] = p.coefficients[i * p.d + p.d - 1]!;
-  return { p, P: new Float64Array((p.d + 1) * Math.max(1, p.m)), x: new Float64Array(p.d), emit, lastC };
+  return { p, P: new Float64Array((p.d + 1) * Math.max(1, p.m)), x: new Float64Array(p.d), emit, lastC, lastLo, lastHi: Math.min(lastHi, p.counts[p.d - 1]!) };
 }
 
 /** Sets x_j = axes[j][r] and the partial sums of level j+1. */
@@ -92,11 +95,11 @@ function naiveLast(ctx: Ctx): boolean {
   const m = p.m;
   const j = p.d - 1;
   const axis = p.axes[j]!;
-  const count = axis.length;
+  const count = ctx.lastHi;
   const base = j * m;
   const t = p.targets;
   const e = p.tolerances;
-  for (let r = 0; r < count; r++) {
+  for (let r = ctx.lastLo; r < count; r++) {
     const xv = axis[r]!;
     let i = 0;
     for (; i < m; i++) {
@@ -111,10 +114,14 @@ function naiveLast(ctx: Ctx): boolean {
   return true;
 }
 
-/** Visits every point of every prefix in [start, end). Returns false if `emit` asked to stop. */
-export function gridNaiveRange(p: GridSearchProblem, outer: number, start: number, end: number, emit: PointCallback): boolean {
+/**
+ * Visits every point of every prefix in [start, end). Returns false if `emit` asked to stop.
+ * [lastLo, lastHi) narrows the last axis, so that one prefix's points can be split into slices
+ * (with `outer` < D; ignored when every dimension is in the prefix).
+ */
+export function gridNaiveRange(p: GridSearchProblem, outer: number, start: number, end: number, emit: PointCallback, lastLo = 0, lastHi = Infinity): boolean {
   if (p.total === 0) return true;
-  const ctx = makeCtx(p, emit);
+  const ctx = makeCtx(p, emit, lastLo, lastHi);
   for (let idx = start; idx < end; idx++) {
     decodePrefix(ctx, outer, idx);
     if (outer === p.d) {
@@ -222,8 +229,8 @@ function prunedFrom(ctx: Ctx, b: Bounds, j: number, range: Float64Array): boolea
   const axis = p.axes[j]!;
   if (j === p.d - 1) {
     lastRange(ctx, b, range);
-    const hi = range[1]!;
-    for (let r = range[0]!; r <= hi; r++) {
+    const hi = Math.min(range[1]!, ctx.lastHi - 1);
+    for (let r = Math.max(range[0]!, ctx.lastLo); r <= hi; r++) {
       const xv = axis[r]!;
       if (lastPasses(ctx, xv)) {
         x[j] = xv;
@@ -241,10 +248,10 @@ function prunedFrom(ctx: Ctx, b: Bounds, j: number, range: Float64Array): boolea
 }
 
 /** Same points as `gridNaiveRange`, skipping sub-grids that interval bounds prove empty. */
-export function gridPrunedRange(p: GridSearchProblem, outer: number, start: number, end: number, emit: PointCallback): boolean {
+export function gridPrunedRange(p: GridSearchProblem, outer: number, start: number, end: number, emit: PointCallback, lastLo = 0, lastHi = Infinity): boolean {
   if (p.total === 0) return true;
   if (outer === p.d) return gridNaiveRange(p, outer, start, end, emit);
-  const ctx = makeCtx(p, emit);
+  const ctx = makeCtx(p, emit, lastLo, lastHi);
   const b = pruneBounds(p);
   const range = new Float64Array(2);
   for (let idx = start; idx < end; idx++) {

@@ -1,9 +1,9 @@
-import { AbortError, LimitExceededError } from '@kernelkit/core';
+import { LimitExceededError } from '@kernelkit/core';
 import { PointSink, type GridSearchProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import type { GridPoints } from '@kernelkit/ops';
 import { gridNaiveRange, gridPrunedRange, prefixCount } from '../kernels/grid-search.js';
+import { forSlices } from '../wasm/pace.js';
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Prefix dimensions per slice: enough slices for smooth progress and prompt abort. */
 export function outerDims(p: GridSearchProblem, minSlices: number): number {
@@ -16,27 +16,39 @@ export function limitError(p: GridSearchProblem): LimitExceededError {
   return new LimitExceededError('maxPoints', `more than ${p.maxPoints} points pass; raise maxPoints or tighten the constraints`);
 }
 
+/** Grid points per slice between abort checks (a few ms of the naive kernel; the pruned one skips most). */
+const SLICE_POINTS = 2 ** 20;
+
 /**
- * Runs the search one slice of prefixes at a time, yielding to the event loop between slices
- * so that `signal` can cancel a long run and `onProgress` can report it.
+ * Runs the search one slice of about SLICE_POINTS points at a time, pacing between slices so
+ * that `signal` can cancel a long run and `onProgress` can report it. A slice is a run of
+ * prefixes (the first `outer` dimensions), or, when the last axis alone is longer than a
+ * slice, one prefix and a run of the last axis.
  */
 function sliced(kernel: typeof gridNaiveRange) {
   return async (p: GridSearchProblem, ctx: OpContext<GridPoints>): Promise<OpOutput<GridPoints>> => {
     const sink = new PointSink(p.d, p.maxPoints);
     if (p.total === 0) return { data: sink.finish() };
-    const outer = outerDims(p, 64);
-    const slices = prefixCount(p, outer);
     const emit = (x: Float64Array) => sink.push(x);
-    let lastYield = performance.now();
-    for (let s = 0; s < slices; s++) {
-      if (!kernel(p, outer, s, s + 1, emit)) throw limitError(p);
-      ctx.onProgress?.({ done: s + 1, total: slices, unit: 'slices' });
-      if (performance.now() - lastYield > 50) {
-        await yieldToEventLoop();
-        lastYield = performance.now();
-        if (ctx.signal?.aborted) throw new AbortError(ctx.signal.reason);
-      }
-    }
+    const last = p.counts[p.d - 1]!;
+    let outer = p.d - 1;
+    let pointsPerPrefix = last;
+    while (outer > 0 && pointsPerPrefix * p.counts[outer - 1]! <= SLICE_POINTS) pointsPerPrefix *= p.counts[--outer]!;
+    const prefixes = prefixCount(p, outer);
+    // Units: prefixes, or (prefix, run of the last axis) pairs when the last axis is longer than a slice.
+    const runs = Math.ceil(last / SLICE_POINTS);
+    const perSlice = runs > 1 ? 1 : Math.max(1, Math.floor(SLICE_POINTS / pointsPerPrefix));
+    const units = prefixes * runs;
+    const slices = Math.ceil(units / perSlice);
+    let done = 0;
+    await forSlices(ctx.signal, units, perSlice, (u0, u1) => {
+      const ok =
+        runs > 1
+          ? kernel(p, outer, Math.floor(u0 / runs), Math.floor(u0 / runs) + 1, emit, (u0 % runs) * SLICE_POINTS, (u0 % runs) * SLICE_POINTS + SLICE_POINTS)
+          : kernel(p, outer, u0, u1, emit);
+      if (!ok) throw limitError(p);
+      ctx.onProgress?.({ done: ++done, total: slices, unit: 'slices' });
+    });
     return { data: sink.finish() };
   };
 }

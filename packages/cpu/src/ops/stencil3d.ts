@@ -1,6 +1,6 @@
 import type { OpContext, OpImplementation, OpOutput, Stencil3dProblem } from '@kernelkit/ops';
 import { stencilRunSimd, stencilStep, stencilStepSimd } from '../kernels/stencil3d.js';
-import { Pacer } from '../wasm/pace.js';
+import { forSlices, Pacer } from '../wasm/pace.js';
 import { withKernels, type WasmSupport } from '../wasm/runtime.js';
 
 type Grid = Float32Array | Float64Array;
@@ -17,17 +17,39 @@ export function stencilBuffers(p: Stencil3dProblem, out: Grid): (step: number) =
 
 const newGrid = (p: Stencil3dProblem): Grid => new (p.input.constructor as Float32ArrayConstructor)(p.nx * p.ny * p.nz);
 
-function direct(p: Stencil3dProblem, ctx: OpContext<Grid>): OpOutput<Grid> {
+/** Cell updates per slice between abort checks (a few ms): bands of z-planes, or many steps of a small grid. */
+const SLICE_CELLS_JS = 2 ** 20;
+const SLICE_CELLS_SIMD = 2 ** 22;
+
+/**
+ * Steps through `steps` × bands of z-planes in order, each band's work done by `band(t, z0, z1)`,
+ * pacing every slice of about `sliceCells` cell updates. Step t+1 starts after every band of step t.
+ */
+async function pacedSteps(p: Stencil3dProblem, signal: AbortSignal | undefined, sliceCells: number, band: (t: number, z0: number, z1: number) => void): Promise<void> {
+  const plane = p.nx * p.ny;
+  const bandPlanes = Math.max(1, Math.min(p.nz, Math.floor(sliceCells / plane)));
+  const bands = Math.ceil(p.nz / bandPlanes);
+  const unitsPerSlice = Math.max(1, Math.floor(sliceCells / (bandPlanes * plane)));
+  await forSlices(signal, p.steps * bands, unitsPerSlice, (u0, u1) => {
+    for (let u = u0; u < u1; u++) {
+      const t = Math.floor(u / bands);
+      const z0 = (u - t * bands) * bandPlanes;
+      band(t, z0, Math.min(p.nz, z0 + bandPlanes));
+    }
+  });
+}
+
+async function direct(p: Stencil3dProblem, ctx: OpContext<Grid>): Promise<OpOutput<Grid>> {
   const out = ctx.out ?? newGrid(p);
   if (p.steps === 0) {
     out.set(p.input);
     return { data: out };
   }
   const buffers = stencilBuffers(p, out);
-  for (let t = 0; t < p.steps; t++) {
+  await pacedSteps(p, ctx.signal, SLICE_CELLS_JS, (t, z0, z1) => {
     const { src, dst } = buffers(t);
-    stencilStep(src, dst, p.nx, p.ny, p.nz, p.c0, p.c1, p.boundary, 0, p.nz);
-  }
+    stencilStep(src, dst, p.nx, p.ny, p.nz, p.c0, p.c1, p.boundary, z0, z1);
+  });
   return { data: out };
 }
 
@@ -48,12 +70,10 @@ export function stencil3dOp(simd: WasmSupport | undefined): OpImplementation<'st
           if (await stencilRunSimd(w, p.input, out, p, () => pacer.tick())) return { data: out };
           // Too big to hold both grids in linear memory: step through JavaScript buffers in bands.
           const buffers = stencilBuffers(p, out);
-          for (let t = 0; t < p.steps; t++) {
+          await pacedSteps(p, ctx.signal, SLICE_CELLS_SIMD, (t, z0, z1) => {
             const { src, dst } = buffers(t);
-            stencilStepSimd(w, src, dst, p.nx, p.ny, p.nz, p.c0, p.c1, p.boundary, 0, p.nz);
-            const wait = pacer.tick();
-            if (wait !== undefined) await wait;
-          }
+            stencilStepSimd(w, src, dst, p.nx, p.ny, p.nz, p.c0, p.c1, p.boundary, z0, z1);
+          });
           return { data: out, notes: ['the grid is too large to keep in WebAssembly memory: each step was copied in and out in bands'] };
         });
       },

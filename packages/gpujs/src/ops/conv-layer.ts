@@ -1,17 +1,18 @@
 import type { OpImplementation } from '@kernelkit/ops';
 import type { Runtime } from '../runtime.js';
-import { assertCallFits, copyResult, kernelFn, type KernelThis } from './kernel-util.js';
+import { assertCallFits, callWork, copyResult, kernelFn, Pacer, type KernelThis } from './kernel-util.js';
 
 /**
  * 3-D output kernel [OW, OH, batch·M] over a chunk of the batch: thread (x, y, z) computes
  * out[b][m][y][x] with z = b·M + m. z is split into (b, m) with an f32 division and an exact
  * ±1 fix-up (z < chunk·M ≤ the cell limit ≤ 2^24: the quotient's error is below 1 and b·M stays
  * exact). C, K and the sizes are constants.
- * Bias and ReLU are fused when asked (ReLU keeps NaN, as the reference does).
+ * Bias and ReLU are fused when asked (ReLU keeps NaN, as the reference does). A call may cover
+ * output rows [y0, y0 + output height) only, so that one large image can be split.
  */
-const convLayerKernel = kernelFn(function (this: KernelThis, inp: number[], wt: number[], bias: number[]) {
+const convLayerKernel = kernelFn(function (this: KernelThis, inp: number[], wt: number[], bias: number[], y0: number) {
   const x = this.thread.x;
-  const y = this.thread.y;
+  const y = this.thread.y + y0;
   const z = this.thread.z + 0.0;
   const M = this.constants.M!;
   let b = Math.floor((z + 0.5) / M);
@@ -64,16 +65,28 @@ export function convLayer(rt: Runtime): OpImplementation<'convLayer'> {
         const notes = new Set<string>();
         // Images per call: output and input of a call both under the mode's cell limit (one
         // image at least: `check` refused what one image cannot fit, except in cpu mode).
-        const imagesPerCall = Math.max(1, Math.min(batch, Math.floor(rt.maxCells / Math.max(outImage, inImage))));
+        // With a signal in the CPU modes, also bounded by work per call (see callWork): whole
+        // images while one fits, else bands of output rows of one image.
+        const work = callWork(rt, ctx.signal);
+        const rowMacs = OW * M * C * K * K;
+        const imagesPerCall = Math.max(1, Math.min(batch, Math.floor(rt.maxCells / Math.max(outImage, inImage)), Math.floor(work / (rowMacs * OH))));
+        const rowsPerCall = Math.max(1, Math.min(OH, Math.floor(work / rowMacs)));
         const bias = p.bias ?? new Float32Array(1);
+        const pacer = new Pacer(ctx.signal);
         for (let b0 = 0; b0 < batch; b0 += imagesPerCall) {
           const nb = Math.min(imagesPerCall, batch - b0);
-          const k = rt.kernel(`convlayer:${C}:${H}:${W}:${M}:${K}:${nb}:${p.bias !== undefined}:${p.relu}`, convLayerKernel, {
-            output: [OW, OH, nb * M],
-            constants: { C, K, H, W, M, BIAS: p.bias !== undefined ? 1 : 0, RELU: p.relu ? 1 : 0 },
-          });
-          const res = await rt.call(k, [p.input.subarray(b0 * inImage, (b0 + nb) * inImage), p.weights, bias], notes);
-          copyResult(res, out, b0 * outImage);
+          for (let y0 = 0; y0 < OH; y0 += rowsPerCall) {
+            const rows = Math.min(rowsPerCall, OH - y0);
+            const k = rt.kernel(`convlayer:${C}:${H}:${W}:${M}:${K}:${nb}:${rows}:${p.bias !== undefined}:${p.relu}`, convLayerKernel, {
+              output: [OW, rows, nb * M],
+              constants: { C, K, H, W, M, BIAS: p.bias !== undefined ? 1 : 0, RELU: p.relu ? 1 : 0 },
+            });
+            const res = await rt.call(k, [p.input.subarray(b0 * inImage, (b0 + nb) * inImage), p.weights, bias, y0], notes);
+            if (rows === OH) copyResult(res, out, b0 * outImage);
+            // A band of rows: each output plane's rows go to their place in that plane.
+            else (res as readonly unknown[]).forEach((planeRows, z) => copyResult(planeRows, out, (b0 * M + z) * OH * OW + y0 * OW));
+            await pacer.tick();
+          }
         }
         return { data: out, notes: [...notes] };
       },

@@ -1,6 +1,6 @@
 import type { OpImplementation } from '@kernelkit/ops';
 import type { Runtime } from '../runtime.js';
-import { assertCallFits, copyResult, kernelFn, type KernelThis } from './kernel-util.js';
+import { assertCallFits, callWork, copyResult, kernelFn, Pacer, type KernelThis } from './kernel-util.js';
 
 /**
  * One thread per output pixel of a band of rows; K, radius and the width are compile-time
@@ -50,7 +50,9 @@ export function conv2d(rt: Runtime): OpImplementation<'conv2d'> {
         const notes = new Set<string>();
         // Bands of rows so that a call's output and input both stay under the mode's cell limit
         // (one row at least: `check` refused what one row cannot fit, except in cpu mode).
-        const bandRows = Math.max(1, Math.min(H, Math.floor(rt.maxCells / W) - 2 * R));
+        // With a signal in the CPU modes, also bounded by work per call (see callWork).
+        const bandRows = Math.max(1, Math.min(H, Math.floor(rt.maxCells / W) - 2 * R, Math.floor(callWork(rt, ctx.signal) / (W * K * K))));
+        const pacer = new Pacer(ctx.signal);
         const filter = p.filter;
         for (let b = 0; b < batch; b++) {
           for (let y0 = 0; y0 < H; y0 += bandRows) {
@@ -61,6 +63,7 @@ export function conv2d(rt: Runtime): OpImplementation<'conv2d'> {
             const k = rt.kernel(`conv2d:${W}:${K}:${rows}`, conv2dKernel, { output: [W, rows], constants: { K, R, W } });
             const res = await rt.call(k, [slice, filter, y0 - r0, r1 - r0], notes);
             copyResult(res, out, b * plane + y0 * W);
+            await pacer.tick();
           }
         }
         return { data: out, notes: [...notes] };

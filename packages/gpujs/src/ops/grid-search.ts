@@ -1,7 +1,7 @@
-import { AbortError, LimitExceededError } from '@kernelkit/core';
+import { LimitExceededError } from '@kernelkit/core';
 import { gridPointPasses, PointSink, type GridSearchProblem, type OpImplementation, U32F } from '@kernelkit/ops';
 import type { Runtime } from '../runtime.js';
-import { kernelFn, yieldToEventLoop, type KernelThis } from './kernel-util.js';
+import { callWork, kernelFn, Pacer, type KernelThis } from './kernel-util.js';
 
 /** Inner-dimension points per thread: a bitmask of SEG bits is an exact f32 integer (< 2^24). */
 const SEG = 24;
@@ -142,7 +142,8 @@ export function gridSearch(rt: Runtime): OpImplementation<'gridSearch'> {
         const sink = new PointSink(p.d, p.maxPoints);
         if (p.total === 0) return { data: sink.finish() };
         const notes = new Set<string>();
-        const { midStart, nSeg, threads, outerCount } = split(p, Math.min(MAX_THREADS, rt.maxCells));
+        // With a signal in the CPU modes, threads per call also bounded by work (see callWork): SEG tests per constraint each.
+        const { midStart, nSeg, threads, outerCount } = split(p, Math.min(MAX_THREADS, rt.maxCells, Math.floor(callWork(rt, ctx.signal) / SEG / Math.max(1, p.m))));
         const D = p.d;
         const nMid = D - 1 - midStart;
         const nL = p.counts[D - 1]!;
@@ -169,11 +170,11 @@ export function gridSearch(rt: Runtime): OpImplementation<'gridSearch'> {
           output: [threads],
           constants: { M: p.m, NMID: nMid, SEG, NSEG: nSeg, NL: nL },
         });
-                const outer = new Array<number>(midStart).fill(0);
+        const outer = new Array<number>(midStart).fill(0);
         const x = new Float64Array(D);
         const midDigits = new Array<number>(nMid).fill(0);
         let candidates = 0;
-        let lastYield = performance.now();
+        const pacer = new Pacer(ctx.signal);
         for (let o = 0; o < outerCount; o++) {
           // outer digits of o, last outer dimension fastest (lexicographic order)
           for (let j = midStart - 1, r = o; j >= 0; j--) {
@@ -210,11 +211,7 @@ export function gridSearch(rt: Runtime): OpImplementation<'gridSearch'> {
             }
           }
           ctx.onProgress?.({ done: o + 1, total: outerCount, unit: 'slices' });
-          if (performance.now() - lastYield > 50) {
-            await yieldToEventLoop();
-            lastYield = performance.now();
-            if (ctx.signal?.aborted) throw new AbortError(ctx.signal.reason);
-          }
+          await pacer.tick();
         }
         notes.add(`f32 screen kept ${candidates} of ${p.total} points; each re-checked in f64 (${sink.count} pass)`);
         return { data: sink.finish(), notes: [...notes] };

@@ -1,7 +1,7 @@
 import { UnsupportedError } from '@kernelkit/core';
 import { allocScanOutput, type OpImplementation, type ScanArray, type ScanProblem } from '@kernelkit/ops';
 import type { Runtime } from '../runtime.js';
-import { copyResult, kernelFn, type KernelThis } from './kernel-util.js';
+import { callWork, copyResult, kernelFn, Pacer, type KernelThis } from './kernel-util.js';
 
 /**
  * Scan as a sequence of gather kernels (gpu.js has no workgroup memory or barriers):
@@ -117,10 +117,14 @@ function scanner(rt: Runtime, limbs: 1 | 2, notes: Set<string>): Level {
   return level;
 }
 
-async function scanInts(rt: Runtime, p: ScanProblem, out: Uint32Array | Int32Array, notes: Set<string>): Promise<void> {
+/** Elements per chunk: within one call's cells, and (see callWork) about B adds each within the work per call. */
+const chunkOf = (rt: Runtime, signal: AbortSignal | undefined, limbs: number): number => Math.max(B, Math.floor(Math.min(rt.maxCells / limbs, callWork(rt, signal) / B / limbs) / B) * B);
+
+async function scanInts(rt: Runtime, p: ScanProblem, out: Uint32Array | Int32Array, notes: Set<string>, signal: AbortSignal | undefined): Promise<void> {
   const input = p.input as Uint32Array | Int32Array;
   const n = input.length;
-  const chunk = Math.floor(rt.maxCells / 2 / B) * B;
+  const chunk = chunkOf(rt, signal, 2);
+  const pacer = new Pacer(signal);
   const level = scanner(rt, 2, notes);
   let carry = p.initial >>> 0;
   for (let s = 0; s < n; s += chunk) {
@@ -135,13 +139,15 @@ async function scanInts(rt: Runtime, p: ScanProblem, out: Uint32Array | Int32Arr
     const res = await level(limbs, len, p.exclusive, [carry & 0xffff, carry >>> 16]);
     for (let i = 0; i < len; i++) out[s + i] = res[i]! + res[len + i]! * 65536;
     carry = p.exclusive ? (out[s + len - 1]! + lastIn) >>> 0 : out[s + len - 1]! >>> 0;
+    await pacer.tick();
   }
 }
 
-async function scanF32(rt: Runtime, p: ScanProblem, out: Float32Array, notes: Set<string>): Promise<void> {
+async function scanF32(rt: Runtime, p: ScanProblem, out: Float32Array, notes: Set<string>, signal: AbortSignal | undefined): Promise<void> {
   const input = p.input as Float32Array;
   const n = input.length;
-  const chunk = Math.floor(rt.maxCells / B) * B;
+  const chunk = chunkOf(rt, signal, 1);
+  const pacer = new Pacer(signal);
   const level = scanner(rt, 1, notes);
   let carry = Math.fround(p.initial);
   for (let s = 0; s < n; s += chunk) {
@@ -150,6 +156,7 @@ async function scanF32(rt: Runtime, p: ScanProblem, out: Float32Array, notes: Se
     const res = await level(input.subarray(s, s + len), len, p.exclusive, [carry]);
     out.set(res, s);
     carry = p.exclusive ? Math.fround(out[s + len - 1]! + lastIn) : out[s + len - 1]!;
+    await pacer.tick();
   }
 }
 
@@ -164,8 +171,8 @@ export function scan(rt: Runtime): OpImplementation<'scan'> {
         const out: ScanArray = ctx.out ?? allocScanOutput(p.input);
         const notes = new Set<string>();
         if (p.input.length > 0) {
-          if (p.dtype === 'f32') await scanF32(rt, p, out as Float32Array, notes);
-          else await scanInts(rt, p, out as Uint32Array | Int32Array, notes);
+          if (p.dtype === 'f32') await scanF32(rt, p, out as Float32Array, notes, ctx.signal);
+          else await scanInts(rt, p, out as Uint32Array | Int32Array, notes, ctx.signal);
         }
         return { data: out, notes: [...notes] };
       },

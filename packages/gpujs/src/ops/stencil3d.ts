@@ -1,8 +1,8 @@
-import { throwIfAborted, UnsupportedError } from '@kernelkit/core';
+import { UnsupportedError } from '@kernelkit/core';
 import type { OpImplementation, Stencil3dProblem } from '@kernelkit/ops';
 import { gpujs, type GpuInstance, type PipelineRun } from '../gpujs.js';
 import { KERNEL_DEFAULTS, type Runtime } from '../runtime.js';
-import { assertCallFits, copyResult, kernelFn, type KernelThis } from './kernel-util.js';
+import { assertCallFits, callWork, copyResult, kernelFn, Pacer, type KernelThis } from './kernel-util.js';
 
 /**
  * One Jacobi step for a z-slab of the grid; `u` is 3-D ([w][y][x]) and holds the slab plus its
@@ -49,8 +49,10 @@ export const STEPS_PER_PIPELINE = 128;
  */
 async function pipelined(rt: Runtime, p: Stencil3dProblem, out: Float32Array, notes: Set<string>, signal: AbortSignal | undefined): Promise<void> {
   let src = p.input as Float32Array;
+  const pacer = new Pacer(signal);
+  const perPipeline = Math.max(1, Math.min(STEPS_PER_PIPELINE, Math.floor(callWork(rt, signal) / (p.nx * p.ny * p.nz))));
   for (let done = 0; done < p.steps; ) {
-    const steps = Math.min(STEPS_PER_PIPELINE, p.steps - done);
+    const steps = Math.min(perPipeline, p.steps - done);
     const run = rt.pipeline(`${keyOf(p, p.nz)}:steps=${steps}`, (gpu: GpuInstance): PipelineRun => {
       // The pipeline owns its kernel, so evicting kernels from the cache cannot break it.
       const step = gpu.createKernel(stepKernel, { ...KERNEL_DEFAULTS, output: [p.nx, p.ny, p.nz], constants: constants(p) });
@@ -71,7 +73,7 @@ async function pipelined(rt: Runtime, p: Stencil3dProblem, out: Float32Array, no
     copyResult(res, out, 0);
     src = out;
     done += steps;
-    if (done < p.steps) throwIfAborted(signal);
+    if (done < p.steps) await pacer.tick();
   }
 }
 
@@ -79,9 +81,10 @@ async function pipelined(rt: Runtime, p: Stencil3dProblem, out: Float32Array, no
  * Grids larger than one call: z-slabs per step with host ping-pong (one readback per step),
  * because a step needs the whole previous grid and gpu.js cannot bind part of a buffer.
  */
-async function slabbed(rt: Runtime, p: Stencil3dProblem, out: Float32Array, notes: Set<string>): Promise<void> {
+async function slabbed(rt: Runtime, p: Stencil3dProblem, out: Float32Array, notes: Set<string>, signal: AbortSignal | undefined, callCells: number): Promise<void> {
   const plane = p.nx * p.ny;
-  const zs = Math.max(1, Math.floor(rt.maxCells / plane) - 2);
+  const zs = Math.max(1, Math.floor(callCells / plane) - 2);
+  const pacer = new Pacer(signal);
   let src: Float32Array = p.input as Float32Array;
   const scratch = p.steps > 1 ? new Float32Array(out.length) : out;
   for (let t = 0; t < p.steps; t++) {
@@ -94,10 +97,11 @@ async function slabbed(rt: Runtime, p: Stencil3dProblem, out: Float32Array, note
       const slab = gpujs.input(src.subarray(a * plane, b * plane), [p.nx, p.ny, b - a]);
       const args = [slab, z0 - a, a === 0 ? 0 : -1, b === p.nz ? b - 1 - a : -1];
       copyResult(await rt.call(k, args, notes), dst, z0 * plane);
+      await pacer.tick();
     }
     src = dst;
   }
-  notes.add(`grid of ${p.nx * p.ny * p.nz} cells exceeds one ${rt.mode} call (${rt.maxCells}); stepped in z-slabs with a readback per step`);
+  notes.add(`grid of ${p.nx * p.ny * p.nz} cells exceeds one ${rt.mode} call (${callCells}); stepped in z-slabs with a readback per step`);
 }
 
 export function stencil3d(rt: Runtime): OpImplementation<'stencil3d'> {
@@ -115,9 +119,11 @@ export function stencil3d(rt: Runtime): OpImplementation<'stencil3d'> {
       async kernel(p, ctx) {
         const out = (ctx.out as Float32Array | undefined) ?? new Float32Array(p.nx * p.ny * p.nz);
         const notes = new Set<string>();
+        // With a signal in the CPU modes, a call's cells are also bounded by work (see callWork).
+        const callCells = Math.min(rt.maxCells, callWork(rt, ctx.signal));
         if (p.steps === 0) out.set(p.input);
-        else if (p.nx * p.ny * p.nz <= rt.maxCells) await pipelined(rt, p, out, notes, ctx.signal);
-        else await slabbed(rt, p, out, notes);
+        else if (p.nx * p.ny * p.nz <= callCells) await pipelined(rt, p, out, notes, ctx.signal);
+        else await slabbed(rt, p, out, notes, ctx.signal, callCells);
         return { data: out, notes: [...notes] };
       },
     },

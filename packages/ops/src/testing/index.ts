@@ -10,3 +10,7 @@ export { describeLifetimeCycles, runLifetimeCycles } from './lifetime.js';
 export type { LifetimeCycleOptions, LifetimeReport, ResourceSample } from './lifetime.js';
 export { assertProperty, propertySettings, rerunHint } from './property.js';
 export type { PropertySettings } from './property.js';
+export { describeDisposeRule } from './dispose-rule.js';
+export type { DisposeRuleOptions } from './dispose-rule.js';
+export { defaultAbortCase, describeAbortLatency } from './abort-latency.js';
+export type { AbortCase, AbortLatencyOptions } from './abort-latency.js';
