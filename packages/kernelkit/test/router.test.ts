@@ -254,3 +254,26 @@ describe('a real calibration (cpu and piscina, tiny budget)', () => {
     }
   });
 });
+
+describe('one read of every argument on the routed path', () => {
+  it('routing and the backend see the values of a single read of args and options', async () => {
+    const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    const k = await createKernels({ costModel: THRESHOLD_MODEL }, loaders, noEnv);
+    const plain = makeStencil3dArgs({ n: 6, steps: 2, boundary: 'zero' });
+    const reads: Record<string, number> = {};
+    // Each getter answers differently on its second read: a second read shows up as a wrong shape.
+    const counted = <T>(key: string, first: T, later: T) => () => ((reads[key] = (reads[key] ?? 0) + 1) === 1 ? first : later);
+    const args = {};
+    for (const [key, value] of Object.entries(plain)) {
+      Object.defineProperty(args, key, { enumerable: true, get: counted(key, value, key === 'steps' ? 4000 : value) });
+    }
+    const options = {};
+    Object.defineProperty(options, 'timing', { enumerable: true, get: counted('timing', true, false) });
+    const r = await k.stencil3d(args as typeof plain, options);
+    expect(reads).toEqual({ ...Object.fromEntries(Object.keys(plain).map((key) => [key, 1])), timing: 1 });
+    const expected = await createCpuBackend().stencil3d(plain);
+    expect(r.data).toEqual(expected.data);
+    expect(r.timing).toBeDefined();
+    await k.dispose();
+  });
+});

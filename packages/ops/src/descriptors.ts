@@ -44,22 +44,38 @@ function checkOutBuffer<C extends TypedArrayCtor>(out: unknown, ctor: C, length:
 /** The same bytes: an in-place call. */
 const sameMemory = (a: ArrayBufferView, b: ArrayBufferView): boolean => a.buffer === b.buffer && a.byteOffset === b.byteOffset && a.byteLength === b.byteLength;
 
+/** Problems this module's validators made: passed back as args, they are not read again. */
+const validated = new WeakSet<object>();
+
+/**
+ * A validator that reads the caller's args once: the problem it returns is frozen and, handed
+ * to a backend as args (as the facade does after routing on it), is taken as it is.
+ */
+function once<A, P extends object>(validate: (args: A) => P): (args: A) => P {
+  return (args) => {
+    if (typeof args === 'object' && args !== null && validated.has(args)) return args as unknown as P;
+    const problem = Object.freeze(validate(args));
+    validated.add(problem);
+    return problem;
+  };
+}
+
 export const OPS: { readonly [O in OpName]: OpDescriptor<O> } = {
   conv2d: {
     name: 'conv2d',
-    validate: validateConv2d,
+    validate: once(validateConv2d),
     checkOut: (p, out) => checkOutBuffer(out, Float32Array, conv2dOutputLength(p), hostViews(p.input, p.filter)),
     allocOut: (p) => new Float32Array(conv2dOutputLength(p)),
   },
   stencil3d: {
     name: 'stencil3d',
-    validate: validateStencil3d,
+    validate: once(validateStencil3d),
     checkOut: (p, out) => checkOutBuffer(out, inputCtor(p.input), stencil3dOutputLength(p), hostViews(p.input)),
     allocOut: (p) => new (p.input.constructor as Float32ArrayConstructor)(stencil3dOutputLength(p)),
   },
   scan: {
     name: 'scan',
-    validate: validateScan,
+    validate: once(validateScan),
     // In-place scans are a common request; every backend reads a chunk before writing it.
     checkOut: (p, out) => {
       const view = checkTypedArray(out, 'options.out', [inputCtor(p.input)], p.input.length);
@@ -72,11 +88,11 @@ export const OPS: { readonly [O in OpName]: OpDescriptor<O> } = {
   },
   gridSearch: {
     name: 'gridSearch',
-    validate: validateGridSearch,
+    validate: once(validateGridSearch),
   },
   convLayer: {
     name: 'convLayer',
-    validate: validateConvLayer,
+    validate: once(validateConvLayer),
     checkOut: (p, out) => checkOutBuffer(out, Float32Array, convLayerOutputLength(p), hostViews(p.input, p.weights, p.bias)),
     allocOut: (p) => new Float32Array(convLayerOutputLength(p)),
   },

@@ -1,5 +1,5 @@
 import type { BackendFailure } from '@kernelkit/core';
-import { OP_NAMES, type Backend, type BackendName, type OpName, type Result } from '@kernelkit/ops';
+import { OP_NAMES, OPS, type Backend, type BackendName, type OpName, type Result } from '@kernelkit/ops';
 import type { BackendLoaders } from '../loaders.js';
 import { backendKey, type Candidate } from './keys.js';
 import { cachedBackend, defaultCalibrationPath, machineIdentity, readCalibrationCache, writeCalibrationCache, type MachineIdentity } from './cache.js';
@@ -243,9 +243,14 @@ export class Router {
       const b = this.o.fallback.backend;
       return (b[op] as unknown as (a: unknown, o: unknown) => Promise<never>).call(b, args, options);
     }
-    const shape = callShape(op, args, options?.['output'] === 'device' ? 'device' : 'array');
+    // Read once: routing and the backend see the same values. The validated problem is passed on
+    // as the args (the backend takes it without reading the caller's object again), and the
+    // options are a shallow snapshot (getters run once).
+    const problem: unknown = OPS[op].validate(args as never);
+    const opts: Record<string, unknown> | undefined = typeof options === 'object' && options !== null ? { ...options } : options;
+    const shape = callShape(op, problem, opts?.['output'] === 'device' ? 'device' : 'array');
     const calibrationNote = await this.ensureCalibrated(op);
-    const pinned = typeof options?.['variant'] === 'string' ? (options['variant'] as string) : undefined;
+    const pinned = typeof opts?.['variant'] === 'string' ? (opts['variant'] as string) : undefined;
     for (;;) {
       const ranked = await this.rank(shape, pinned);
       // The kernels-wide default variant applies where a backend has it, as with one backend.
@@ -264,7 +269,7 @@ export class Router {
       const b = s.backend;
       const variant = pinned ?? (defaultVariant !== undefined && b.variants(op).includes(defaultVariant) ? defaultVariant : undefined);
       const call = b[op] as unknown as (a: unknown, o: unknown) => Promise<Result<D>>;
-      const r = await call.call(b, args, variant === undefined ? options : { ...options, variant });
+      const r = await call.call(b, problem, variant === undefined ? opts : { ...opts, variant });
       const runnerUp = ranked.find((p) => p.name !== name);
       const route: RouteInfo = {
         mode: 'auto',
