@@ -96,7 +96,7 @@ interface FaultCase {
 const CASES: readonly FaultCase[] = [
   {
     op: 'conv2d',
-    what: 'conv2d in 8 row bands, band 3 fails',
+    what: 'conv2d in 4 row bands, band 3 fails',
     args: () => conv2dCase([4, 128, 128, 5], 1),
     out: (a) => new Float32Array((a as OpArgs<'conv2d'>).input.length),
     afterTasks: 2,

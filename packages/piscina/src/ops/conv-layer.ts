@@ -5,12 +5,16 @@ import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js'
 
 const MIN_TASK_MACS = 2 ** 17;
 
+/** Blocks of equal work: see conv2d's `BANDS_PER_THREAD`. */
+const BLOCKS_PER_THREAD = 2;
+
 /**
- * Blocks of output planes over the flattened (batch·maps) space, 4 per thread; consecutive
- * planes share an input image, so a block reads one or two images and the weights. The input
- * is staged image by image ahead of the blocks that need it; outputs are copied out per block.
- * `wasm-simd` (the default where the runtime has WebAssembly SIMD) runs the same blocks on the
- * WebAssembly kernel, which each worker instantiates once; `planes` runs the JavaScript one.
+ * Blocks of output planes over the flattened (batch·maps) space, `BLOCKS_PER_THREAD` per thread;
+ * consecutive planes share an input image, so a block reads one or two images and the weights.
+ * The input is staged image by image ahead of the blocks that need it; each block writes its
+ * planes of the result directly. `wasm-simd` (the default where the runtime has WebAssembly
+ * SIMD) runs the blocks on the WebAssembly kernel, which each worker instantiates once and which
+ * copies whole images into its memory and the planes back out; `planes` runs the JavaScript one.
  */
 export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
   const s = wasmSupport();
@@ -32,7 +36,7 @@ export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
     const out = call.output(Float32Array, planes * planeLen, ctx.out);
     const image = p.channels * p.height * p.width;
     const dims = { channels: p.channels, height: p.height, width: p.width, maps: p.maps, k: p.k, outHeight: p.outHeight, outWidth: p.outWidth };
-    for (const [q0, q1] of split(planes, taskCount(planes, work, env.pool.threads, 4, MIN_TASK_MACS))) {
+    for (const [q0, q1] of split(planes, taskCount(planes, work, env.pool.threads, BLOCKS_PER_THREAD, MIN_TASK_MACS))) {
       input.ensure((Math.floor((q1 - 1) / p.maps) + 1) * image);
       call.submit(
         { kind: 'convLayer', input: input.ref, weights: weights.ref, bias: bias?.ref, relu: p.relu, out: out.ref, dims, planeStart: q0, planeEnd: q1, simd: useSimd },

@@ -6,15 +6,22 @@ import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js'
 /** Smallest band worth a task, in multiply-adds (~0.1 ms of work). */
 const MIN_TASK_MACS = 2 ** 17;
 
+/**
+ * Bands of equal work, so one per thread would do on a quiet machine; two let a thread that
+ * was held up hand half its share to the others, at one more task round trip per thread.
+ */
+const BANDS_PER_THREAD = 2;
+
 const NON_FINITE_NOTE = 'the filter has NaN or Infinity, which the wasm kernel would spread over the zero padding: ran the rows (JavaScript) kernel';
 
 /**
- * Row bands over the flattened (batch·height) rows, 4 per thread so a slow band does not hold
- * the others up. A band reads its rows plus `r` halo rows on each side straight from the shared
- * input; the input is copied into shared memory band by band just before each band is queued,
- * and each band's output is copied out as soon as it is done, so both copies overlap the work.
- * `wasm-simd` (the default where the runtime has WebAssembly SIMD) runs the same bands on the
- * WebAssembly kernel, which each worker instantiates once; `rows` runs the JavaScript one.
+ * Row bands over the flattened (batch·height) rows, `BANDS_PER_THREAD` per thread. A band reads
+ * its rows plus `r` halo rows on each side straight from the shared input, which is copied into
+ * shared memory band by band just before each band is queued (so the copy overlaps the work), and
+ * writes its rows of the result directly. `wasm-simd` (the default where the runtime has
+ * WebAssembly SIMD) runs the bands on the WebAssembly kernel, which each worker instantiates once
+ * and which copies the band (zero-padded) into its memory and the output rows back out;
+ * `rows` runs the JavaScript kernel on the shared arrays themselves.
  */
 export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
   const s = wasmSupport();
@@ -33,7 +40,7 @@ export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
     const filter = call.input(p.filter).all();
     const out = call.output(Float32Array, rows * p.width, ctx.out);
     const r = (p.k - 1) >> 1;
-    for (const [r0, r1] of split(rows, taskCount(rows, work, env.pool.threads, 4, MIN_TASK_MACS))) {
+    for (const [r0, r1] of split(rows, taskCount(rows, work, env.pool.threads, BANDS_PER_THREAD, MIN_TASK_MACS))) {
       input.ensure(Math.min(rows, r1 + r) * p.width);
       call.submit(
         { kind: 'conv2d', input: input.ref, filter: filter.ref, out: out.ref, height: p.height, width: p.width, k: p.k, rowStart: r0, rowEnd: r1, simd: useSimd },
