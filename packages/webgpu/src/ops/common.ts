@@ -33,8 +33,11 @@ export function bytesOf(a: ArrayBufferView & { readonly BYTES_PER_ELEMENT: numbe
 
 /**
  * How fast a kernel gets through its work, in the op's own units per millisecond (multiply-adds,
- * cell updates, elements), on a software adapter and on a GPU. Low estimates on purpose: they
- * only size submits, and an estimate below the real rate just makes more, shorter submits.
+ * cell updates, elements), on a software adapter and on a GPU. They only size submits. The
+ * software rates are low estimates (more, shorter submits: the abort bound holds on a loaded
+ * machine); the hardware ones are about half of what a data-centre GPU does, so a submit there
+ * is 10 ms or more of work and the gaps between submits stay negligible (a GPU ten times slower
+ * waits up to a few hundred ms for an abort).
  */
 export interface WorkRate {
   readonly software: number;

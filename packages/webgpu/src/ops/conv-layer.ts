@@ -37,9 +37,9 @@ interface Plan {
  * Multiply-adds per ms, low estimates (see WorkRate): llvmpipe on two cores gets about twice
  * these; there the tiled kernel's barriers make it the slowest and gemm's register tiles the fastest.
  */
-const DIRECT_RATE: WorkRate = { software: 7e4, hardware: 1e9 };
-const TILED_RATE: WorkRate = { software: 2.4e4, hardware: 1e9 };
-const GEMM_RATE: WorkRate = { software: 2e5, hardware: 3e9 };
+const DIRECT_RATE: WorkRate = { software: 7e4, hardware: 2e9 };
+const TILED_RATE: WorkRate = { software: 2.4e4, hardware: 2e9 };
+const GEMM_RATE: WorkRate = { software: 2e5, hardware: 1e10 };
 
 const directPlan = (p: Shape): Plan => ({
   program: convLayerDirect(p.k),

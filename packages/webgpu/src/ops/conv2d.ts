@@ -26,8 +26,8 @@ export type Conv2dConfig = { readonly kernel: 'coalesced' } | ({ readonly kernel
  * Multiply-adds per ms, low estimates (see WorkRate): llvmpipe on two cores gets about twice
  * these; the naive kernel's strided reads make it several times slower than the others.
  */
-const NAIVE_RATE: WorkRate = { software: 1.2e4, hardware: 5e8 };
-const RATE: WorkRate = { software: 6e4, hardware: 2e9 };
+const NAIVE_RATE: WorkRate = { software: 1.2e4, hardware: 1e9 };
+const RATE: WorkRate = { software: 6e4, hardware: 5e9 };
 
 const naivePlan = (k: number): Plan => ({ program: conv2dNaive(k), uniformFilter: false, workgroups: (p, n) => [Math.ceil(p.height / 64), p.width, n], groupPixels: 64, rate: NAIVE_RATE });
 const coalescedPlan = (k: number): Plan => ({

@@ -10,7 +10,7 @@ import { addMs, callTimes, workPerSubmit, type WorkRate } from './common.js';
  * every variant: the pruned and optimized kernels skip work the estimate counts, so their
  * submits only get shorter. llvmpipe on two cores gets about twice this with the naive kernel.
  */
-const RATE: WorkRate = { software: 1.5e5, hardware: 2e9 };
+const RATE: WorkRate = { software: 1.5e5, hardware: 5e9 };
 
 /** Threads one dispatch runs at most: the kernels index them in u32 (first + threads < 2^32). */
 const DISPATCH_THREADS = 2 ** 30;
