@@ -68,6 +68,34 @@ describe.each(peers)('%s', (name, open) => {
   });
 });
 
+describe('peers keep what they build per case', () => {
+  it('onnxruntime makes one session per case and thread count, not one per call', async () => {
+    let sessions = 0;
+    const peer = await openOnnxruntime(2, { onSession: () => void sessions++ });
+    try {
+      for (let i = 0; i < 3; i++) for (const v of peer.variants('conv2d')) await peer.run('conv2d', conv2dCases[0]!, v);
+      expect(sessions).toBe(2);
+      await peer.run('convLayer', layerCases[0]!, '1t');
+      expect(sessions).toBe(3);
+    } finally {
+      await peer.dispose();
+    }
+  });
+
+  it('tfjs-wasm converts a filter once and frees every per-call tensor', async () => {
+    const tf = await import('@tensorflow/tfjs-core');
+    const peer = await openTfjsWasm();
+    try {
+      await peer.run('convLayer', layerCases[0]!, '1t');
+      const after1 = tf.memory().numTensors;
+      for (let i = 0; i < 3; i++) await peer.run('convLayer', layerCases[0]!, '1t');
+      expect(tf.memory().numTensors).toBe(after1);
+    } finally {
+      await peer.dispose();
+    }
+  });
+});
+
 describe('peers in the bench', () => {
   it('say what they run on: library, version, threads, SIMD', async () => {
     const ort = await openBackend('onnxruntime', 4);

@@ -6,16 +6,20 @@ import { PEER_OPS, cpuSimd, type Peer, type PeerOutput } from './peer.js';
 type Ort = typeof import('onnxruntime-node');
 type Session = import('onnxruntime-node').InferenceSession;
 
-/** The model for one op call: conv2d as N×1×H×W with one K×K filter and 'same' padding, convLayer as is (valid padding). */
-function modelSpec(op: OpName, args: OpArgs<OpName>): { spec: ConvModelSpec; weights: Float32Array } {
+/**
+ * The model for one op call: conv2d as N×1×H×W with one K×K filter and 'same' padding, convLayer
+ * as is (valid padding). `weights` is the caller's own filter array, the sessions' cache key
+ * (validation hands back fresh views, which would miss it on every call).
+ */
+function modelSpec(op: OpName, args: OpArgs<OpName>): { spec: ConvModelSpec; weights: object } {
   if (op === 'conv2d') {
     const p = OPS.conv2d.validate(args as OpArgs<'conv2d'>) as Conv2dProblem;
     const spec = { inputShape: [p.batch, 1, p.height, p.width], weightShape: [1, 1, p.k, p.k], weights: p.filter, pad: (p.k - 1) / 2 } as const;
-    return { spec, weights: p.filter };
+    return { spec, weights: (args as OpArgs<'conv2d'>).filter };
   }
   const p = OPS.convLayer.validate(args as OpArgs<'convLayer'>) as ConvLayerProblem;
   const spec = { inputShape: [p.batch, p.channels, p.height, p.width], weightShape: [p.maps, p.channels, p.k, p.k], weights: p.weights, bias: p.bias, pad: 0, relu: p.relu } as const;
-  return { spec, weights: p.weights };
+  return { spec, weights: (args as OpArgs<'convLayer'>).weights };
 }
 
 /**
@@ -23,14 +27,14 @@ function modelSpec(op: OpName, args: OpArgs<OpName>): { spec: ConvModelSpec; wei
  * intra-op thread counts (`1t`, `<threads>t`); a session per model and thread count is made on
  * the first call with those weights (in the row's first-call time) and kept until dispose.
  */
-export async function openOnnxruntime(threads: number): Promise<Peer> {
+export async function openOnnxruntime(threads: number, hooks: { readonly onSession?: () => void } = {}): Promise<Peer> {
   const ort = (await import('onnxruntime-node')) as Ort & { default?: Ort };
   const { InferenceSession, Tensor } = ort.default ?? ort;
   const version = (createRequire(import.meta.url)('onnxruntime-node/package.json') as { version: string }).version;
   const counts = [...new Set([1, threads])];
   const variants = counts.map((t) => `${t}t`);
   // Keyed by the weights array (one per bench case) and then by shape and variant.
-  const sessions = new WeakMap<Float32Array, Map<string, Promise<Session>>>();
+  const sessions = new WeakMap<object, Map<string, Promise<Session>>>();
   const open: Promise<Session>[] = [];
   const session = ({ spec, weights }: ReturnType<typeof modelSpec>, variant: string): Promise<Session> => {
     const key = `${variant} ${spec.inputShape.join('x')} ${spec.pad} ${spec.relu === true} ${spec.bias !== undefined}`;
@@ -42,6 +46,7 @@ export async function openOnnxruntime(threads: number): Promise<Peer> {
       s = InferenceSession.create(convModel(spec), { executionProviders: ['cpu'], intraOpNumThreads: t, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
       byKey.set(key, s);
       open.push(s);
+      hooks.onSession?.();
     }
     return s;
   };

@@ -24,10 +24,11 @@ export async function openTfjsWasm(): Promise<Peer> {
   await tf.ready();
   const simd = (await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) === true;
   const version = (require('@tensorflow/tfjs-backend-wasm/package.json') as { version: string }).version;
-  // One filter tensor per case: keyed by the case's weights array.
-  const filters = new WeakMap<Float32Array, Tensor4D>();
+  // One filter tensor per case, keyed by the caller's own weights array (validation hands back
+  // fresh views, which would miss it on every call).
+  const filters = new WeakMap<object, Tensor4D>();
   const kept: Tensor4D[] = [];
-  const filterOf = (weights: Float32Array, make: () => Tensor4D): Tensor4D => {
+  const filterOf = (weights: object, make: () => Tensor4D): Tensor4D => {
     let f = filters.get(weights);
     if (f === undefined) {
       f = tf.keep(make());
@@ -45,7 +46,7 @@ export async function openTfjsWasm(): Promise<Peer> {
       if (op === 'conv2d') {
         const p = OPS.conv2d.validate(args as OpArgs<'conv2d'>) as Conv2dProblem;
         const r = (p.k - 1) / 2;
-        const filter = filterOf(p.filter, () => tf.tensor4d(p.filter, [p.k, p.k, 1, 1]));
+        const filter = filterOf((args as OpArgs<'conv2d'>).filter, () => tf.tensor4d(p.filter, [p.k, p.k, 1, 1]));
         const y = tf.tidy(() => tf.conv2d(tf.tensor4d(p.input, [p.batch, p.height, p.width, 1]), filter, 1, [[0, 0], [r, r], [r, r], [0, 0]]));
         try {
           return { data: (await y.data()) as Float32Array };
@@ -55,7 +56,7 @@ export async function openTfjsWasm(): Promise<Peer> {
       }
       const p = OPS.convLayer.validate(args as OpArgs<'convLayer'>) as ConvLayerProblem;
       // M×C×K×K → K×K×C×M, the layout tfjs filters have.
-      const filter = filterOf(p.weights, () => tf.tidy(() => tf.transpose(tf.tensor4d(p.weights, [p.maps, p.channels, p.k, p.k]), [2, 3, 1, 0])));
+      const filter = filterOf((args as OpArgs<'convLayer'>).weights, () => tf.tidy(() => tf.transpose(tf.tensor4d(p.weights, [p.maps, p.channels, p.k, p.k]), [2, 3, 1, 0])));
       const y = tf.tidy(() => {
         const x = tf.transpose(tf.tensor4d(p.input, [p.batch, p.channels, p.height, p.width]), [0, 2, 3, 1]);
         let out: Tensor4D = tf.conv2d(x as Tensor4D, filter, 1, 'valid');
