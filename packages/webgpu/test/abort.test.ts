@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError } from '@kernelkit/core';
-import { conv2dOutputLength, type Backend, type GridSearchArgs, type OpName } from '@kernelkit/ops';
+import { conv2dOutputLength, validateConv2d, type Backend, type GridSearchArgs, type OpName } from '@kernelkit/ops';
 import { conv2dCase, convLayerCase, scanCase, stencilCase } from '@kernelkit/ops/testing';
 import { createWebGpuBackend } from '../src/index.js';
 import { webgpuStats } from '../src/testing.js';
@@ -48,7 +48,7 @@ const CASES: Record<OpName, () => LongCall> = {
   // A large batch: many images, each cheap.
   conv2d: () => {
     const args = conv2dCase([64, 512, 512, 7], 3);
-    return { args, out: new Float32Array(conv2dOutputLength(args)).fill(-12345.5) };
+    return { args, out: new Float32Array(conv2dOutputLength(validateConv2d(args))).fill(-12345.5) };
   },
   scan: () => ({ args: scanCase('u32', 2 ** 25, 4), out: new Uint32Array(2 ** 25).fill(0xdeadbeef) }),
 };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceError } from '@kernelkit/core';
-import { conv2dOutputLength, convLayerOutputLength, convLayerOutputShape, verifyResult, type Backend, type Conv2dArgs, type ConvLayerArgs, type Stencil3dArgs } from '@kernelkit/ops';
+import { conv2dOutputLength, validateConv2d, convLayerOutputLength, convLayerOutputShape, verifyResult, type Backend, type Conv2dArgs, type ConvLayerArgs, type Stencil3dArgs } from '@kernelkit/ops';
 import { conv2dCase, convLayerCase, scanCase, stencilCase } from '@kernelkit/ops/testing';
 import { createWebGpuBackend } from '../src/index.js';
 import { CONV2D_CANDIDATES } from '../src/ops/conv2d.js';
@@ -52,14 +52,14 @@ describe('conv2d past the per-dimension workgroup limit', () => {
       const height = rowsPerGroup[variant] * limit + 1;
       expect(Math.ceil(height / rowsPerGroup[variant])).toBeGreaterThan(limit);
       const args = conv2dCase([1, height, 1, 1], 11);
-      await bothWays('conv2d', args, conv2dOutputLength(args), variant);
+      await bothWays('conv2d', args, conv2dOutputLength(validateConv2d(args)), variant);
     });
   }
 
   it('naive: one row of limit + 1 columns (one workgroup column per pixel column) matches the reference', async () => {
     const width = limit + 1;
     const args = conv2dCase([1, 1, width, 3], 12);
-    await bothWays('conv2d', args, conv2dOutputLength(args), 'naive');
+    await bothWays('conv2d', args, conv2dOutputLength(validateConv2d(args)), 'naive');
   });
 
   it('auto: a column so tall that every candidate needs more than the limit in y (K=1)', async () => {
@@ -67,7 +67,7 @@ describe('conv2d past the per-dimension workgroup limit', () => {
     const height = tallest * limit + 1;
     for (const c of CONV2D_CANDIDATES) expect(Math.ceil(height / (c.config.kernel === 'coalesced' ? 8 : conv2dBlock(c.config)[1]))).toBeGreaterThan(limit);
     const args = conv2dCase([1, height, 1, 1], 13);
-    await bothWays('conv2d', args, conv2dOutputLength(args), 'auto');
+    await bothWays('conv2d', args, conv2dOutputLength(validateConv2d(args)), 'auto');
   });
 });
 
@@ -122,7 +122,7 @@ describe('a failed call leaves out untouched', () => {
 
   it('conv2d and stencil3d: a pass WebGPU refuses rejects with DeviceError and never reaches out', async () => {
     const args = conv2dCase([2, 40, 30, 3], 41);
-    const out = new Float32Array(conv2dOutputLength(args)).fill(-12345.5);
+    const out = new Float32Array(conv2dOutputLength(validateConv2d(args))).fill(-12345.5);
     failPass(b);
     const err = await refused(b.conv2d(args, { variant: 'tiled', out }));
     expect(err).toBeInstanceOf(DeviceError);
