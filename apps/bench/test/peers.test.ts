@@ -4,11 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeConv2dArgs, makeConvLayerArgs, randomF32, verifyResult, type Conv2dArgs, type ConvLayerArgs } from '@kernelkit/ops';
+import { createCpuBackend } from '@kernelkit/cpu';
 import { openBackend } from '../src/backends.js';
+import { runBench } from '../src/run.js';
 import { openOnnxruntime } from '../src/peers/onnxruntime.js';
 import { openTfjsWasm } from '../src/peers/tfjs-wasm.js';
 import type { Peer } from '../src/peers/peer.js';
 import { convModel } from '../src/peers/onnx-model.js';
+import { openError } from '../src/peers/index.js';
 
 const conv2dCases: readonly Conv2dArgs[] = [
   makeConv2dArgs({ batch: 2, height: 9, width: 7, k: 3 }),
@@ -108,6 +111,27 @@ describe('peers in the bench', () => {
       if (ort.status === 'ok') await ort.backend.dispose();
       if (tfjs.status === 'ok') await tfjs.backend.dispose();
     }
+  });
+
+  it('a peer without a counterpart of the selected ops is listed as skipped, with no rows', async () => {
+    const unused = async (): Promise<never> => {
+      throw new Error('only the cpu backend runs here');
+    };
+    const r = await runBench(
+      { workload: 'tiny', ops: ['scan'], cases: ['scan-10k-u32'], backends: ['cpu', 'onnxruntime'], progress: false },
+      { loaders: { cpu: async () => createCpuBackend(), piscina: unused, webgpu: unused, gpujs: unused } },
+    );
+    expect(r.backends.find((b) => b.backend === 'onnxruntime')).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/conv2d and convLayer only/) });
+    expect(r.rows.filter((row) => row.backend === 'onnxruntime')).toEqual([]);
+  });
+
+  it('a peer whose package is missing says so with the install command', () => {
+    const err = Object.assign(new Error("Cannot find package 'onnxruntime-node' imported from x.js"), { code: 'ERR_MODULE_NOT_FOUND' });
+    expect(openError('onnxruntime', err).message).toBe(
+      "not installed (Cannot find package 'onnxruntime-node' imported from x.js); install it with: npm install -w @kernelkit/bench -D onnxruntime-node",
+    );
+    const other = new Error('tfjs-backend-wasm did not initialise');
+    expect(openError('tfjs-wasm', other)).toBe(other);
   });
 
   it('the ONNX model is plain protobuf: ModelProto field 1 (ir_version) first', () => {
