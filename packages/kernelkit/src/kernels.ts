@@ -92,7 +92,10 @@ function readOptions(options: CreateKernelsOptions, env: NodeJS.ProcessEnv): Rou
   return options.route ?? (oneBackend || forced !== undefined ? 'fixed' : 'auto');
 }
 
-function kernelsOf(mode: RouteMode, b: Backend, selected: BackendName, skipped: readonly BackendFailure[], call: AnyCall, rest: Pick<Kernels, 'started' | 'variants' | 'dispose' | 'calibrate'> & { costModel: () => CostModel | undefined }): Kernels {
+function kernelsOf(
+  mode: RouteMode, b: Backend, selected: BackendName, skipped: readonly BackendFailure[], call: AnyCall,
+  rest: Pick<Kernels, 'started' | 'variants' | 'dispose' | 'calibrate'> & { costModel: () => CostModel | undefined; disposed: () => boolean },
+): Kernels {
   const k = {
     name: b.name,
     info: b.info,
@@ -101,7 +104,7 @@ function kernelsOf(mode: RouteMode, b: Backend, selected: BackendName, skipped: 
     skipped,
     backend: b,
     get disposed() {
-      return b.disposed;
+      return rest.disposed();
     },
     get costModel() {
       return rest.costModel();
@@ -146,6 +149,7 @@ export async function createKernels(options: CreateKernelsOptions = {}, loaders:
       started: async () => [selected],
       variants: (op) => b.variants(op),
       dispose: () => b.dispose(),
+      disposed: () => b.disposed,
       costModel: () => undefined,
       calibrate: () => Promise.reject(new UnsupportedError("calibration is for route: 'auto'; these kernels use one backend", 'route')),
     });
@@ -166,6 +170,7 @@ export async function createKernels(options: CreateKernelsOptions = {}, loaders:
     started: () => router.startedNames(),
     variants: (op) => router.variants(op),
     dispose: () => router.dispose(),
+    disposed: () => router.disposed,
     costModel: () => router.costModel,
     calibrate: (c = {}) => router.calibrate({ ops: c.ops ?? OP_NAMES, budgetMs: c.budgetMs ?? 25_000, force: c.force ?? false, ...(c.onProgress ? { onProgress: c.onProgress } : {}) }),
   });

@@ -1,5 +1,5 @@
-import type { BackendFailure } from '@kernelkit/core';
-import { OP_NAMES, OPS, type Backend, type BackendName, type OpName, type Result } from '@kernelkit/ops';
+import { DisposedError, type BackendFailure } from '@kernelkit/core';
+import { isDeviceArray, OP_NAMES, OPS, type Backend, type BackendName, type OpName, type Result } from '@kernelkit/ops';
 import type { BackendLoaders } from '../loaders.js';
 import { backendKey, type Candidate } from './keys.js';
 import { cachedBackend, defaultCalibrationPath, machineIdentity, readCalibrationCache, writeCalibrationCache, type MachineIdentity } from './cache.js';
@@ -70,7 +70,12 @@ export class Router {
   private readonly calibrating = new Map<OpName, Promise<string | undefined>>();
   private readonly machine: MachineIdentity = machineIdentity();
   private cacheLoaded: Promise<string | undefined> | undefined;
-  private disposed = false;
+  private disposedFlag = false;
+
+  /** True from the moment dispose() is called. */
+  get disposed(): boolean {
+    return this.disposedFlag;
+  }
 
   constructor(private readonly o: RouterOptions) {
     this.model = { backends: { ...(o.costModel?.backends ?? {}) } };
@@ -236,13 +241,29 @@ export class Router {
     return picks.sort((a, b) => a.predictedMs - b.predictedMs);
   }
 
-  /** Runs `op` on the backend predicted fastest; the result carries `route` and a note saying why. */
-  async run<D>(op: OpName, args: unknown, options: Record<string, unknown> | undefined, defaultVariant: string | undefined): Promise<Result<D> & { readonly route: RouteInfo }> {
-    if (this.disposed) {
-      // The default backend is disposed too: its call rejects with the DisposedError users expect.
-      const b = this.o.fallback.backend;
-      return (b[op] as unknown as (a: unknown, o: unknown) => Promise<never>).call(b, args, options);
-    }
+  /**
+   * Runs `op` on the backend predicted fastest; the result carries `route` and a note saying why.
+   * A call made before `dispose()` finishes (dispose waits for it), as on a single backend.
+   */
+  run<D>(op: OpName, args: unknown, options: Record<string, unknown> | undefined, defaultVariant: string | undefined): Promise<Result<D> & { readonly route: RouteInfo }> {
+    if (this.disposedFlag) return Promise.reject(new DisposedError('kernelkit'));
+    // As on one backend: a device result cannot outlive the backends, so it is not handed out.
+    const call = this.route<D>(op, args, options, defaultVariant).then((r) => {
+      if (this.disposedFlag && isDeviceArray(r.data)) {
+        r.data.dispose();
+        throw new DisposedError(r.backend);
+      }
+      return r;
+    });
+    this.inFlight.add(call);
+    const forget = (): void => void this.inFlight.delete(call);
+    call.then(forget, forget);
+    return call;
+  }
+
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  private async route<D>(op: OpName, args: unknown, options: Record<string, unknown> | undefined, defaultVariant: string | undefined): Promise<Result<D> & { readonly route: RouteInfo }> {
     // Read once: routing and the backend see the same values. The validated problem is passed on
     // as the args (the backend takes it without reading the caller's object again), and the
     // options are a shallow snapshot (getters run once).
@@ -288,9 +309,16 @@ export class Router {
 
   private readonly noted = new Set<OpName>();
 
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
+  private disposing: Promise<void> | undefined;
+
+  dispose(): Promise<void> {
+    this.disposedFlag = true;
+    this.disposing ??= this.release();
+    return this.disposing;
+  }
+
+  private async release(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
     const all = await Promise.all(this.started.values());
     await Promise.all(all.flatMap((s) => (s.status === 'ok' ? [s.backend.dispose()] : [])));
   }
