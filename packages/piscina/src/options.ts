@@ -25,22 +25,23 @@ export interface ResolvedOptions {
 
 /**
  * Default inline thresholds, in work units (conv2d and convLayer: multiply-adds; stencil3d:
- * cell updates = cells × steps; scan: elements; gridSearch: grid points).
+ * cell updates = cells × steps; scan: elements; gridSearch: grid points), for each op's default
+ * variant.
  *
- * Rule: run inline below about 1 ms of work. A pool call has a fixed cost (task messages,
- * staging, promise turns) of a fraction of a millisecond, and with two threads the pool can win
- * at best by half the work, so it needs a few times its fixed cost of work before it pays. Both
- * the fixed cost and how much work 1 ms is per op come from
- * `node apps/studies/dist/piscina/threshold.js --threads 2` on the 2-core dev machine, where the
- * crossover itself could not be seen (with one core busy elsewhere the pool never won). On more
- * cores the pool wins earlier, so these are conservative; rerun the script on a new machine.
+ * Rule: run inline where the pool does not win on two threads. A pool call has a fixed cost
+ * (task messages, staging, promise turns) of about half a millisecond, and with two threads it
+ * can win at best by half the work. conv2d, convLayer and stencil3d run WebAssembly kernels by
+ * default, which do a millisecond of work in 2^23–2^25 units, so their thresholds are far higher
+ * than those of scan and gridSearch (JavaScript kernels). The numbers come from ladders of sizes
+ * run inline and pooled with two threads (`node apps/studies/dist/piscina/threshold.js
+ * --threads 2`); on more cores the pool wins earlier, so they are conservative there.
  */
 export const DEFAULT_INLINE_BELOW: Readonly<Record<OpName, number>> = {
-  conv2d: 2 ** 18,
-  stencil3d: 2 ** 17,
+  conv2d: 2 ** 24,
+  stencil3d: 2 ** 21,
   scan: 2 ** 18,
   gridSearch: 2 ** 16,
-  convLayer: 2 ** 18,
+  convLayer: 2 ** 25,
 };
 
 const MAX_THREADS = 1024;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AbortError, DisposedError, InvalidArgumentError, LimitExceededError, WorkerError } from '@kernelkit/core';
 import { CS610_DISP_PATH, CS610_GRID_PATH, readCs610Problem, verifyResult, type Backend } from '@kernelkit/ops';
 import { conv2dCase, convLayerCase, scanCase, stencilCase } from '@kernelkit/ops/testing';
-import { createPiscinaBackend, type PiscinaBackendOptions } from '../src/index.js';
+import { createPiscinaBackend, DEFAULT_INLINE_BELOW, type PiscinaBackendOptions } from '../src/index.js';
 import { lastCallStats, runWorkerTestTask, workerCount } from '../src/testing.js';
 
 const POOL_ONLY = { conv2d: 0, stencil3d: 0, scan: 0, gridSearch: 0, convLayer: 0 };
@@ -19,7 +19,8 @@ function shared<T extends Float32Array | Float64Array | Uint32Array | Int32Array
 
 /** Runs a call big enough for the pool under the default thresholds and checks it. */
 async function expectUsable(backend: Backend): Promise<void> {
-  const args = conv2dCase([2, 128, 96, 7], 3);
+  const args = conv2dCase([2, 512, 256, 9], 3);
+  expect(2 * 512 * 256 * 81).toBeGreaterThanOrEqual(DEFAULT_INLINE_BELOW.conv2d);
   const res = await backend.conv2d(args);
   expect(verifyResult('conv2d', args, res.data)).toBeUndefined();
   expect(lastCallStats(backend)?.inline).toBe(false);

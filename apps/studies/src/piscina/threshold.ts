@@ -57,18 +57,19 @@ function gridCase(c: number): GridSearchArgs {
 function sizeSteps(op: OpName): SizeStep[] {
   switch (op) {
     case 'conv2d':
-      return [24, 48, 64, 96, 128, 192, 256, 384, 512, 768].map((s) => ({ work: conv2dMultiplyAdds({ batch: 1, height: s, width: s, k: 5 }), label: `${s}², k=5`, args: makeConv2dArgs({ batch: 1, height: s, width: s, k: 5 }) }));
+      return [24, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024].map((s) => ({ work: conv2dMultiplyAdds({ batch: 1, height: s, width: s, k: 5 }), label: `${s}², k=5`, args: makeConv2dArgs({ batch: 1, height: s, width: s, k: 5 }) }));
     case 'stencil3d':
-      return [12, 16, 24, 32, 40, 48, 64, 80].map((n) => ({ work: stencil3dPointUpdates({ nx: n, ny: n, nz: n, steps: 4 }), label: `${n}³ × 4 steps`, args: makeStencil3dArgs({ n, steps: 4, boundary: 'copy' }) }));
+      return [12, 16, 24, 32, 40, 48, 64, 80, 96, 128].map((n) => ({ work: stencil3dPointUpdates({ nx: n, ny: n, nz: n, steps: 4 }), label: `${n}³ × 4 steps`, args: makeStencil3dArgs({ n, steps: 4, boundary: 'copy' }) }));
     case 'scan':
       return [2 ** 13, 2 ** 14, 2 ** 15, 2 ** 16, 2 ** 17, 2 ** 18, 2 ** 19, 2 ** 20, 2 ** 21].map((n) => ({ work: n, label: `${n} u32`, args: makeScanArgs({ n, dtype: 'u32' }) }));
     case 'gridSearch':
       return [4, 5, 6, 8, 10, 12, 14, 16, 20].map((c) => ({ work: validateGridSearch(gridCase(c)).total, label: `${c}^5 points`, args: gridCase(c) }));
     case 'convLayer':
-      return [12, 16, 20, 24, 32, 40, 48, 64, 86].map((s) => ({
-        work: convLayerMultiplyAdds({ batch: 1, channels: 1, maps: 4, k: 7, ...convLayerOutputShape({ height: s, width: s, k: 7 }) }),
-        label: `1×1×${s}², M=4, K=7`,
-        args: makeConvLayerArgs({ batch: 1, channels: 1, height: s, width: s, maps: 4, k: 7 }),
+      // Then batches of the largest image: the WebAssembly kernel does one image in well under 1 ms.
+      return [...[12, 16, 20, 24, 32, 40, 48, 64, 86].map((s) => [1, s]), [2, 86], [4, 86], [8, 86], [16, 86], [32, 86]].map(([batch, s]) => ({
+        work: convLayerMultiplyAdds({ batch: batch!, channels: 1, maps: 4, k: 7, ...convLayerOutputShape({ height: s!, width: s!, k: 7 }) }),
+        label: `${batch}×1×${s}², M=4, K=7`,
+        args: makeConvLayerArgs({ batch: batch!, channels: 1, height: s!, width: s!, maps: 4, k: 7 }),
       }));
   }
 }
