@@ -3,7 +3,7 @@ import { gridPointPasses, PointSink, U32F, type GridPoints, type GridSearchProbl
 import type { Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import { grid1d } from '../runtime/usage.js';
-import { addMs, callTimes, workPerSubmit, type WorkRate } from './common.js';
+import { addMs, callTimes, SUBMIT_MS, workPerSubmit, type WorkRate } from './common.js';
 
 /**
  * Constraint terms (point × constraint × dimension) per ms, a low estimate (see WorkRate) for
@@ -141,8 +141,10 @@ async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<Grid
     if (kind === 'pruned') consts.push(await gpu.upload(prunedBounds(p, r)));
     let cap = 1 << 16;
     try {
-      for (let s0 = 0; s0 < threads; s0 += threadsPerSubmit) {
-        const s1 = Math.min(threads, s0 + threadsPerSubmit);
+      let perSubmit = threadsPerSubmit;
+      for (let s0 = 0; s0 < threads; ) {
+        const s1 = Math.min(threads, s0 + perSubmit);
+        const sliceStart = performance.now();
         for (;;) {
           const cand = gpu.device.createBuffer({ size: (1 + 2 * cap) * 4, usage: 0x80 | 0x04 }); // STORAGE | COPY_SRC, zeroed
           const temps: GPUBuffer[] = [];
@@ -179,6 +181,11 @@ async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<Grid
           }
           break;
         }
+        // The estimate counts every term; pruned and optimized kernels skip most of them, so the
+        // next slice is sized from this one's time (at most 4× larger, 2× smaller per step).
+        const took = performance.now() - sliceStart;
+        perSubmit = Math.max(1, Math.floor(perSubmit * Math.min(4, Math.max(0.5, SUBMIT_MS / Math.max(took, 0.05)))));
+        s0 = s1;
         ctx.onProgress?.({ done: s1 * perThread, total: p.total, unit: 'points' });
         throwIfAborted(ctx.signal);
       }
