@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BackendLoaders } from 'kernelkit';
 import { median, writeFileAtomic } from '@kernelkit/core';
+import { createCpuBackend } from '@kernelkit/cpu';
 import { OP_NAMES, type GridPoints, type OpArgs, type OpData, type OpName, type RunOptions } from '@kernelkit/ops';
 import { ROUTED_VARIANT, ROUTER, benchOps, capReason, openBackend, type BenchBackend, type CallOutput, type Contender } from './backends.js';
 import { UsageError } from 'kernelkit/cli-kit';
@@ -43,6 +44,16 @@ function call(b: Contender, op: OpName, args: OpArgs<OpName>, o: RunOptions<neve
 
 const gridFile = (dir: string, caseId: string): string => join(dir, `${caseId}.grid.json`);
 
+/** The sequential CPU backend's point list (its kernels pass the f64 conformance suite). */
+async function cpuGridPoints(args: OpArgs<'gridSearch'>): Promise<GridPoints> {
+  const cpu = createCpuBackend();
+  try {
+    return (await cpu.gridSearch(args)).data;
+  } finally {
+    await cpu.dispose();
+  }
+}
+
 /** The CPU backend's grid-search point lists another process of this run left in `dir`. */
 async function loadGridReferences(dir: string, cases: readonly BenchCase[], into: Map<string, OpData<OpName>>): Promise<void> {
   for (const c of cases.filter((x) => x.op === 'gridSearch')) {
@@ -57,7 +68,7 @@ export const CHECK_POLICY =
   'Every row is checked before it is timed. scan: against the f64 reference (integers bit-exact). small/tiny: CPU rows and, without a CPU row, ' +
   'all rows against the f64 reference (verifyResult); other backends against the sequential CPU output under the op\'s error factor × max|output|. ' +
   'seed: the CPU output is trusted as the sequential baseline (the CPU backend passes the f64 conformance suite); grid search must equal the CPU point list exactly. ' +
-  'Where the CPU output is not at hand (each backend in its own process, or no CPU row): small/tiny against the f64 reference; seed against it at 2000 sampled outputs, grid search against the CPU point list the CPU process left behind. ' +
+  'Where the CPU output is not at hand (each backend in its own process, or no CPU row): small/tiny against the f64 reference; seed against it at 2000 sampled outputs, grid search against the CPU point list the CPU process left behind, or one the CPU backend computes in that process when there was no CPU row. ' +
   'Peers (onnxruntime, tfjs-wasm) are checked like any other backend.';
 
 /** One backend's share of the run: its rows to measure, or the reason it could not start. */
@@ -184,6 +195,9 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
     const first = await call(b, c.op, args, opts);
     let last = first;
     const firstCallMs = performance.now() - t;
+    // Seed grid searches without a CPU point list at hand get one computed here: the f64 brute
+    // force over 1e9-1e11 points would take hours.
+    if (name !== 'cpu' && c.op === 'gridSearch' && o.workload === 'seed' && !cpuRef.has(c.id)) cpuRef.set(c.id, await cpuGridPoints(args as OpArgs<'gridSearch'>));
     const ref: Reference | undefined =
       name === 'cpu'
         ? o.workload === 'seed'
