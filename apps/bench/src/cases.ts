@@ -25,7 +25,7 @@ const TINY = {
     { id: 'scan-10k-u32', label: '10k u32', n: 10_000, dtype: 'u32' as const },
     { id: 'scan-10k-f32', label: '10k f32', n: 10_000, dtype: 'f32' as const },
   ],
-  gridSearch: [{ id: 'grid-cs610-3', label: 'CS610, 3 steps/dim', stepsPerDim: 3 }],
+  gridSearch: [{ id: 'grid-cs610-4', label: 'CS610, 4 steps/dim', stepsPerDim: 4 }],
   convLayer: [{ id: 'convlayer-L2-b2', label: 'L2 C4 M16 40² K7, B=2', batch: 2, channels: 4, height: 40, width: 40, maps: 16, k: 7 }],
 };
 

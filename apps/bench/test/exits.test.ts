@@ -41,14 +41,14 @@ describe('kernelkit-bench exits by itself', () => {
 
   it('after running tasks on the Piscina workers', async () => {
     const json = join(dir, 'piscina.json');
-    // convlayer-L2-b2 is the tiny case above the pool's inline threshold: the workers really run.
-    const r = await bench(['--workload', 'tiny', '--backend', 'piscina', '--threads', '2', '--op', 'convLayer', '--case', 'convlayer-L2-b2', '--json', json]);
+    // grid-cs610-4 (4^10 points) is the tiny case above the pool's inline threshold: the workers really run.
+    const r = await bench(['--workload', 'tiny', '--backend', 'piscina', '--threads', '2', '--op', 'gridSearch', '--case', 'grid-cs610-4', '--json', json]);
     expectExitCode(r, 0);
     const report = JSON.parse(await readFile(json, 'utf8')) as BenchReport;
-    // One row per convLayer variant of the pool.
+    // One row per gridSearch variant of the pool.
     expect(report.rows.length).toBeGreaterThan(0);
     for (const row of report.rows) {
-      expect(row).toMatchObject({ status: 'ok', backend: 'piscina', caseId: 'convlayer-L2-b2' });
+      expect(row).toMatchObject({ status: 'ok', backend: 'piscina', caseId: 'grid-cs610-4' });
       if (row.status === 'ok') expect((row.notes ?? []).join(' ')).not.toMatch(/inline/);
     }
   });
