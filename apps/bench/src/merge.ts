@@ -42,7 +42,11 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
   const backends = new Map<string, BackendStart>();
   const baseline: Partial<Record<OpName, string>> = {};
   for (const { report } of parts) {
-    for (const b of report.backends) if (b.status === 'ok' || !backends.has(b.backend)) backends.set(b.backend, b);
+    for (const b of report.backends) {
+      const had = backends.get(b.backend);
+      // A part stopped by its time limit may list a backend with no start time or description: keep what another part said.
+      if (had === undefined || (b.status === 'ok' && !(had.status === 'ok' && had.description !== undefined && b.description === undefined))) backends.set(b.backend, b);
+    }
     Object.assign(baseline, report.sequentialBaseline ?? {});
   }
   const isolation = [...new Set(parts.flatMap((p) => (p.report.isolation === undefined ? [] : [p.report.isolation])))];
