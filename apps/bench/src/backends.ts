@@ -1,4 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
+import { join } from 'node:path';
 import { BACKEND_NAMES, createKernels, defaultLoaders, type BackendLoaders } from 'kernelkit';
 import type { Backend, BackendName, OpArgs, OpData, OpName, RunOptions } from '@kernelkit/ops';
 import type { BenchCase } from './cases.js';
@@ -77,7 +79,10 @@ export async function openBackend(name: BenchBackend, threads: number | undefine
       return { status: 'ok', backend: fromPeer(peer), startMs: performance.now() - t0 };
     }
     if (name === ROUTER) {
-      const kernels = await createKernels({ route: 'auto', ...(threads === undefined ? {} : { threads }) }, loaders);
+      // A cache of its own: the row measures routing on the code and machine at hand, never on
+      // what an earlier build left in the user's cache.
+      const calibrationCache = join(await mkdtemp(join(os.tmpdir(), 'kernelkit-bench-')), 'calibration.json');
+      const kernels = await createKernels({ route: 'auto', calibrationCache, ...(threads === undefined ? {} : { threads }) }, loaders);
       await kernels.calibrate();
       return { status: 'ok', backend: fromBackend(kernels), startMs: performance.now() - t0 };
     }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { nativeWarningFilter } from '../src/cli-kit.js';
+import { CALIBRATION_FORMAT_VERSION } from '../src/router/cache.js';
 
 // The built CLI, as users run it (build first: `npx tsc -p tsconfig.json`).
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -197,7 +198,7 @@ describe('kernelkit calibrate', () => {
     expect(report.path).toBe(cache);
     expect(report.ms).toBeLessThan(10_000);
     expect(Object.keys(report.bands)).toContain('scan');
-    expect((JSON.parse(readFileSync(cache, 'utf8')) as { version: number }).version).toBe(1);
+    expect((JSON.parse(readFileSync(cache, 'utf8')) as { version: number }).version).toBe(CALIBRATION_FORMAT_VERSION);
     const doctor = run(['doctor'], { KERNELKIT_CALIBRATION_CACHE: cache });
     expect(doctor.code).toBe(0);
     expect(doctor.stdout).toContain(`calibration (${cache}):`);

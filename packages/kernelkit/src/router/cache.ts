@@ -1,28 +1,33 @@
 import os from 'node:os';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { writeFileAtomic } from '@kernelkit/core';
 import { OP_NAMES } from '@kernelkit/ops';
 import type { BackendCost } from './cost-model.js';
 
 /** Bumped when the file's shape or the calibration sizes change: older files are re-measured. */
-export const CALIBRATION_FORMAT_VERSION = 1;
+export const CALIBRATION_FORMAT_VERSION = 2;
 export const CALIBRATION_CACHE_ENV = 'KERNELKIT_CALIBRATION_CACHE';
 
-/** What makes timings from one machine useless on another. */
+/** What makes timings from one machine (or one kernelkit release) useless on another. */
 export interface MachineIdentity {
   readonly cpu: string;
   readonly cores: number;
   readonly memoryGiB: number;
   readonly node: string;
+  /** The packages are versioned together: another release has other kernels. */
+  readonly kernelkit: string;
 }
+
+const KERNELKIT_VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 export function machineIdentity(): MachineIdentity {
   const cpus = os.cpus();
-  return { cpu: cpus[0]?.model.trim() ?? 'unknown', cores: cpus.length, memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, node: process.version };
+  return { cpu: cpus[0]?.model.trim() ?? 'unknown', cores: cpus.length, memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, node: process.version, kernelkit: KERNELKIT_VERSION };
 }
 
-export const machineKey = (m: MachineIdentity): string => `${m.cpu} | ${m.cores} cores | ${m.memoryGiB} GiB | Node ${m.node}`;
+export const machineKey = (m: MachineIdentity): string => `${m.cpu} | ${m.cores} cores | ${m.memoryGiB} GiB | Node ${m.node} | kernelkit ${m.kernelkit}`;
 
 /** `KERNELKIT_CALIBRATION_CACHE`, else `$XDG_CACHE_HOME/kernelkit/calibration.json`, else `~/.cache/kernelkit/calibration.json`. */
 export function defaultCalibrationPath(env: NodeJS.ProcessEnv = process.env): string {
