@@ -34,3 +34,4 @@ export { now, makeTiming, median } from './timing.js';
 export type { Timing } from './timing.js';
 export { readEnumEnv } from './env.js';
 export { writeFileAtomic } from './files.js';
+export { Pacer } from './pace.js';

@@ -1,6 +1,7 @@
+import { Pacer } from '@kernelkit/core';
 import type { OpContext, OpImplementation, OpOutput, Stencil3dProblem } from '@kernelkit/ops';
 import { stencilRunSimd, stencilStep, stencilStepSimd } from '../kernels/stencil3d.js';
-import { forSlices, Pacer } from '../wasm/pace.js';
+import { forSlices } from '../wasm/pace.js';
 import { withKernels, type WasmSupport } from '../wasm/runtime.js';
 
 type Grid = Float32Array | Float64Array;

@@ -1,6 +1,7 @@
+import { Pacer } from '@kernelkit/core';
 import type { OpImplementation } from '@kernelkit/ops';
 import type { Runtime } from '../runtime.js';
-import { assertCallFits, callWork, copyResult, kernelFn, Pacer, type KernelThis } from './kernel-util.js';
+import { assertCallFits, callWork, copyResult, kernelFn, type KernelThis } from './kernel-util.js';
 
 /**
  * 3-D output kernel [OW, OH, batch·M] over a chunk of the batch: thread (x, y, z) computes

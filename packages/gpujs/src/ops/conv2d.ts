@@ -1,6 +1,7 @@
+import { Pacer } from '@kernelkit/core';
 import type { OpImplementation } from '@kernelkit/ops';
 import type { Runtime } from '../runtime.js';
-import { assertCallFits, callWork, copyResult, kernelFn, Pacer, type KernelThis } from './kernel-util.js';
+import { assertCallFits, callWork, copyResult, kernelFn, type KernelThis } from './kernel-util.js';
 
 /**
  * One thread per output pixel of a band of rows; K, radius and the width are compile-time

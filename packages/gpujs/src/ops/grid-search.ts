@@ -1,7 +1,7 @@
-import { LimitExceededError } from '@kernelkit/core';
+import { LimitExceededError, Pacer } from '@kernelkit/core';
 import { gridPointPasses, PointSink, type GridSearchProblem, type OpImplementation, U32F } from '@kernelkit/ops';
 import type { Runtime } from '../runtime.js';
-import { callWork, kernelFn, Pacer, type KernelThis } from './kernel-util.js';
+import { callWork, kernelFn, type KernelThis } from './kernel-util.js';
 
 /** Inner-dimension points per thread: a bitmask of SEG bits is an exact f32 integer (< 2^24). */
 const SEG = 24;

@@ -1,4 +1,4 @@
-import { AbortError, LimitExceededError } from '@kernelkit/core';
+import { LimitExceededError } from '@kernelkit/core';
 import type { Runtime } from '../runtime.js';
 
 /** What gpu.js kernel functions see as `this` (the fields these kernels use). */
@@ -26,8 +26,6 @@ export function copyResult(res: unknown, dst: Float32Array, offset: number): num
 export type KernelFn = (...args: never[]) => number;
 export const kernelFn = (f: (this: KernelThis, ...args: never[]) => number): KernelFn => f as unknown as KernelFn;
 
-export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 /**
  * Work per kernel call (multiply-adds, cell updates, point tests) for a call that can be aborted,
  * in the modes whose kernels run synchronously on this thread (cpu, webasm): a few ms of the
@@ -36,23 +34,6 @@ export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => se
  */
 export function callWork(rt: Runtime, signal: AbortSignal | undefined): number {
   return signal !== undefined && (rt.mode === 'cpu' || rt.mode === 'webasm') ? 2 ** 21 : Infinity;
-}
-
-const MAX_SLICE_MS = 30;
-
-/**
- * Between kernel calls of a long op call: about every MAX_SLICE_MS, yield to the event loop (so
- * an abort can land and other work runs) and throw `AbortError` if the signal fired.
- */
-export class Pacer {
-  private last = performance.now();
-  constructor(private readonly signal: AbortSignal | undefined) {}
-  async tick(): Promise<void> {
-    if (performance.now() - this.last < MAX_SLICE_MS) return;
-    await yieldToEventLoop();
-    this.last = performance.now();
-    if (this.signal?.aborted) throw new AbortError(this.signal.reason);
-  }
 }
 
 /**

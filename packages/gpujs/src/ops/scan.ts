@@ -1,7 +1,7 @@
-import { UnsupportedError } from '@kernelkit/core';
+import { Pacer, UnsupportedError } from '@kernelkit/core';
 import { allocScanOutput, type OpImplementation, type ScanArray, type ScanProblem } from '@kernelkit/ops';
 import type { Runtime } from '../runtime.js';
-import { callWork, copyResult, kernelFn, Pacer, type KernelThis } from './kernel-util.js';
+import { callWork, copyResult, kernelFn, type KernelThis } from './kernel-util.js';
 
 /**
  * Scan as a sequence of gather kernels (gpu.js has no workgroup memory or barriers):

@@ -1,8 +1,8 @@
-import { UnsupportedError } from '@kernelkit/core';
+import { Pacer, UnsupportedError } from '@kernelkit/core';
 import type { OpImplementation, Stencil3dProblem } from '@kernelkit/ops';
 import { gpujs, type GpuInstance, type PipelineRun } from '../gpujs.js';
 import { KERNEL_DEFAULTS, type Runtime } from '../runtime.js';
-import { assertCallFits, callWork, copyResult, kernelFn, Pacer, type KernelThis } from './kernel-util.js';
+import { assertCallFits, callWork, copyResult, kernelFn, type KernelThis } from './kernel-util.js';
 
 /**
  * One Jacobi step for a z-slab of the grid; `u` is 3-D ([w][y][x]) and holds the slab plus its
