@@ -10,6 +10,8 @@
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import { Command } from 'commander';
+import { configureProgram, packageVersion, runCli } from 'kernelkit/cli-kit';
 import { formatMarkdown } from './output/markdown.js';
 import { renderCharts } from './output/svg.js';
 import type { BenchReport } from './types.js';
@@ -44,16 +46,27 @@ async function main(dir: string): Promise<void> {
   await writeFile(join(dir, 'README.md'), index.join('\n') + '\n');
 }
 
-async function merge(args: readonly string[]): Promise<void> {
-  const i = args.indexOf('--out');
-  const out = i >= 0 ? args[i + 1] : undefined;
-  const files = args.filter((_, j) => j !== i && j !== i + 1);
-  if (out === undefined || out.startsWith('--') || files.length === 0) throw new Error('usage: report.js merge --out DIR part1.json [part2.json …]');
+async function merge(files: readonly string[], out: string): Promise<void> {
   const parts = await Promise.all(files.map(async (f) => ({ name: basename(f), report: JSON.parse(await readFile(f, 'utf8')) as BenchReport })));
   for (const w of await writeOutputs(mergeReports(parts), { out })) process.stderr.write(`wrote ${w}\n`);
 }
 
-(process.argv[2] === 'merge' ? merge(process.argv.slice(3)) : main(resolve(process.argv[2] ?? 'benchmarks/results'))).catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exitCode = 1;
+const PROG = 'kernelkit-bench-report';
+
+await runCli(PROG, async () => {
+  const program = configureProgram(new Command(PROG), packageVersion(import.meta.url))
+    .description('Regenerates the markdown reports, charts and index of a results folder.')
+    .argument('[dir]', 'results folder', 'benchmarks/results')
+    .action(async (dir: string) => {
+      await main(resolve(dir));
+    });
+  program
+    .command('merge')
+    .description("joins the parts of one machine's run into DIR/<machine>-<date>.json/.md and charts (later parts override rows)")
+    .requiredOption('--out <dir>', 'folder to write the merged report into')
+    .argument('<parts...>', 'bench JSON files, in order')
+    .action(async (parts: string[], opts: { out: string }) => {
+      await merge(parts, opts.out);
+    });
+  await program.parseAsync(process.argv);
 });
