@@ -18,7 +18,7 @@ export const benchOps = (name: BenchBackend, ops: readonly OpName[]): OpName[] =
 
 export interface CallOutput {
   readonly data: OpData<OpName>;
-  readonly timing?: { readonly kernelMs?: number | undefined } | undefined;
+  readonly timing?: { readonly kernelMs?: number | undefined; readonly uploadMs?: number | undefined; readonly readbackMs?: number | undefined } | undefined;
   readonly notes?: readonly string[] | undefined;
 }
 

@@ -11,6 +11,7 @@ import { checkResult, type Reference } from './check.js';
 import { ladderOrder, withSpeedups } from './ladder.js';
 import { machineInfo } from './machine.js';
 import { measure, singleSample, type Measured } from './measure.js';
+import { RESIDENT_BACKENDS, measureResident } from './resident.js';
 import type { BackendStart, BenchOptions, BenchReport, Row } from './types.js';
 
 export interface RunHooks {
@@ -220,9 +221,14 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
     // the bound (multi-second rows are compute, not compile), else by one warm second run. The
     // point is a full table inside a 2-core CI budget or a 10-minute GPU-host call.
     const singleShotMs = o.workload === 'small' ? 1500 : o.workload === 'seed' ? 5000 : 30_000;
+    const budgetMs = o.workload === 'seed' ? 3000 : o.workload === 'tiny' ? 200 : 1200;
     let m: Measured;
-    if (firstCallMs > singleShotMs) m = singleSample(firstCallMs, first.timing?.kernelMs);
-    else {
+    // The calls asked for `timing`: their kernel, upload and readback times give the row's medians.
+    let timed: Timed[];
+    if (firstCallMs > singleShotMs) {
+      m = singleSample(firstCallMs, first.timing?.kernelMs);
+      timed = [first.timing];
+    } else {
       t = performance.now();
       const second = await call(b, c.op, args, opts);
       last = second;
@@ -230,11 +236,16 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
       m =
         estMs > singleShotMs
           ? singleSample(estMs, second.timing?.kernelMs)
-          : await measure(async () => void (await call(b, c.op, args, plain)), estMs, o.workload === 'seed' ? 3000 : o.workload === 'tiny' ? 200 : 1200, singleShotMs);
-      if (m.stats.samples > 1) m = { ...m, ...kernelMedian([second.timing?.kernelMs, ...(await timedKernels(b, c.op, args, opts, estMs))]) };
+          : await measure(async () => void (await call(b, c.op, args, plain)), estMs, budgetMs, singleShotMs);
+      timed = [second.timing];
+      if (m.stats.samples > 1) {
+        timed.push(...(await timedCalls(b, c.op, args, opts, estMs)));
+        m = { ...m, ...kernelMedian(timed.map((x) => x?.kernelMs)) };
+      }
     }
     const perSec = (ms: number) => c.work / (ms / 1000);
-    const notes = (name === ROUTER ? last : first).notes;
+    const resident = RESIDENT_BACKENDS.includes(name) ? await measureResident(b, c.op, args, variant, ref, budgetMs, singleShotMs) : undefined;
+    const notes = [...((name === ROUTER ? last : first).notes ?? []), ...(resident?.notes ?? [])];
     return {
       ...key,
       status: 'ok',
@@ -242,21 +253,32 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
       firstCallMs,
       stats: m.stats,
       ...(m.kernelMedianMs === undefined ? {} : { kernelMedianMs: m.kernelMedianMs, kernelThroughput: { value: perSec(m.kernelMedianMs), unit: c.unit } }),
+      ...medianOf('uploadMedianMs', timed.map((x) => x?.uploadMs)),
+      ...medianOf('readbackMedianMs', timed.map((x) => x?.readbackMs)),
+      ...(resident?.medianMs === undefined ? {} : { residentMedianMs: resident.medianMs, residentThroughput: { value: perSec(resident.medianMs), unit: c.unit } }),
       throughput: { value: perSec(m.stats.medianMs), unit: c.unit },
       check: how,
       // The router's warm call says where the timed calls went (its first may have weighed a backend's start-up).
-      ...(notes?.length ? { notes } : {}),
+      ...(notes.length ? { notes } : {}),
     };
   } catch (err) {
     return { ...key, status: 'errored', message: message(err) };
   }
 }
 
-/** Up to three more calls with `timing` when a call is cheap, for the kernel column's median. */
-async function timedKernels(b: Contender, op: OpName, args: OpArgs<OpName>, opts: RunOptions<never>, estMs: number): Promise<(number | undefined)[]> {
-  const out: (number | undefined)[] = [];
-  for (let i = 0; i < (estMs < 1000 ? 3 : 0); i++) out.push((await call(b, op, args, opts)).timing?.kernelMs);
+type Timed = CallOutput['timing'];
+
+/** Up to three more calls with `timing` when a call is cheap, for the kernel, upload and readback medians. */
+async function timedCalls(b: Contender, op: OpName, args: OpArgs<OpName>, opts: RunOptions<never>, estMs: number): Promise<Timed[]> {
+  const out: Timed[] = [];
+  for (let i = 0; i < (estMs < 1000 ? 3 : 0); i++) out.push((await call(b, op, args, opts)).timing);
   return out;
+}
+
+/** `{ [key]: median }` of the samples a backend reported, or nothing when it reported none. */
+function medianOf<K extends string>(key: K, samples: readonly (number | undefined)[]): Partial<Record<K, number>> {
+  const xs = samples.filter((k): k is number => k !== undefined);
+  return xs.length ? ({ [key]: median(xs) } as Partial<Record<K, number>>) : {};
 }
 
 function kernelMedian(samples: readonly (number | undefined)[]): { kernelMedianMs?: number } {

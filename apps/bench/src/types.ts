@@ -55,8 +55,14 @@ export type Row =
       readonly firstCallMs: number;
       readonly stats: Stats;
       readonly kernelMedianMs?: number;
+      /** Medians of the backend-reported host-to-device and device-to-host copy times (`timing.uploadMs` / `readbackMs`), where it reports them. */
+      readonly uploadMedianMs?: number;
+      readonly readbackMedianMs?: number;
+      /** Median of the call with its input already a DeviceArray and its output kept on the device (backends with device memory). */
+      readonly residentMedianMs?: number;
       readonly throughput: Throughput;
       readonly kernelThroughput?: Throughput;
+      readonly residentThroughput?: Throughput;
       readonly speedupVsSequential?: number;
       readonly speedupVsPrevious?: { readonly over: string; readonly value: number };
       /** How the result was checked before timing. */

@@ -1,5 +1,5 @@
 import { OP_NAMES } from '@kernelkit/ops';
-import type { BenchReport } from '../types.js';
+import type { BenchReport, Row } from '../types.js';
 import { fmtMs, fmtNum, fmtX } from './format.js';
 import { footnotes } from './notes.js';
 
@@ -23,18 +23,31 @@ export function formatMarkdown(r: BenchReport): string {
     `Correctness: ${r.checkPolicy}`,
     '',
     'Times are medians of sequential runs (tinybench; rows over the single-shot bound (1.5 s small, 5 s seed) are timed once: samples = 1, the checked first run when it alone is over the bound); "first call" is the cold first run (pipeline compiles, pool warm-up); "kernel" is the backend-reported compute time where it has one (WebGPU: timestamps around the call\'s passes, right after the call\'s own upload; big batches in chunks sum their chunks\' passes; resident back-to-back times: apps/studies/dist/webgpu/steady.js); speed-ups are of medians, over the sequential CPU backend and over the previous variant of the same backend (simplest first).',
+    '',
+    'Where a backend has device memory (WebGPU) the tables also show "resident": the median of the same call with its input already a DeviceArray and its output kept on the device (no host copies; the throughput in brackets), and "upload" / "readback": the medians of the backend-reported host-to-device and device-to-host copy times inside the end-to-end call. So "median" ≈ upload + kernel + readback + overhead, and "resident" is the call without the two copies. Empty cells: the backend has no device or does not report that time, or the op does not run with both input and output in device memory there (the row\'s note says why).',
   ];
   for (const op of OP_NAMES) {
     const rows = r.rows.filter((x) => x.op === op);
     if (!rows.length) continue;
     const notes = footnotes(rows);
-    out.push('', `## ${TITLES[op]}`, '', '| case | backend | variant | median | p75 / p99 | first call | throughput | kernel | vs sequential | vs previous variant |', '|---|---|---|---|---|---|---|---|---|---|');
+    // Reports from before the transfer columns (or with no backend that reports them) keep the narrower table.
+    const transfers = rows.some(hasTransferTimes);
+    const head = ['case', 'backend', 'variant', 'median', ...(transfers ? ['resident'] : []), 'kernel', ...(transfers ? ['upload', 'readback'] : []), 'p75 / p99', 'first call', 'throughput', 'vs sequential', 'vs previous variant'];
+    out.push('', `## ${TITLES[op]}`, '', `| ${head.join(' | ')} |`, `|${'---|'.repeat(head.length)}`);
     for (const x of rows) {
       if (x.status === 'ok') {
-        out.push(`| ${x.label} | ${x.backend}${x.software ? ' (software)' : ''} | ${x.variant}${notes.marker(x)} | ${fmtMs(x.stats.medianMs)} | ${fmtMs(x.stats.p75Ms)} / ${fmtMs(x.stats.p99Ms)} | ${fmtMs(x.firstCallMs)} | ${fmtNum(x.throughput.value)} ${x.throughput.unit} | ${x.kernelMedianMs === undefined ? '' : `${fmtMs(x.kernelMedianMs)} (${fmtNum(x.kernelThroughput?.value ?? 0)})`} | ${fmtX(x.speedupVsSequential)} | ${x.speedupVsPrevious ? `${fmtX(x.speedupVsPrevious.value)} over ${x.speedupVsPrevious.over}` : ''} |`);
+        const cells = [
+          x.label, `${x.backend}${x.software ? ' (software)' : ''}`, `${x.variant}${notes.marker(x)}`, fmtMs(x.stats.medianMs),
+          ...(transfers ? [withRate(x.residentMedianMs, x.residentThroughput?.value)] : []),
+          withRate(x.kernelMedianMs, x.kernelThroughput?.value),
+          ...(transfers ? [optMs(x.uploadMedianMs), optMs(x.readbackMedianMs)] : []),
+          `${fmtMs(x.stats.p75Ms)} / ${fmtMs(x.stats.p99Ms)}`, fmtMs(x.firstCallMs), `${fmtNum(x.throughput.value)} ${x.throughput.unit}`,
+          fmtX(x.speedupVsSequential), x.speedupVsPrevious ? `${fmtX(x.speedupVsPrevious.value)} over ${x.speedupVsPrevious.over}` : '',
+        ];
+        out.push(`| ${cells.join(' | ')} |`);
       } else {
         const why = (x.status === 'errored' ? `**errored**: ${x.message}` : `skipped: ${x.reason}`).replace(/\|/g, '\\|').replace(/\n/g, ' ');
-        out.push(`| ${x.label} | ${x.backend} | ${x.variant} | ${why} | | | | | | |`);
+        out.push(`| ${x.label} | ${x.backend} | ${x.variant} | ${why} |${' |'.repeat(head.length - 4)}`);
       }
     }
     // The backends' notes can change what a row measured (another kernel form ran, a pool call ran inline).
@@ -42,3 +55,7 @@ export function formatMarkdown(r: BenchReport): string {
   }
   return out.join('\n') + '\n';
 }
+
+const hasTransferTimes = (x: Row): boolean => x.status === 'ok' && (x.residentMedianMs !== undefined || x.uploadMedianMs !== undefined || x.readbackMedianMs !== undefined);
+const optMs = (ms: number | undefined): string => (ms === undefined ? '' : fmtMs(ms));
+const withRate = (ms: number | undefined, rate: number | undefined): string => (ms === undefined ? '' : `${fmtMs(ms)} (${fmtNum(rate ?? 0)})`);

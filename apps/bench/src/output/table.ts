@@ -4,18 +4,22 @@ import { footnotes } from './notes.js';
 
 /** The compact stdout table: one line per row. */
 export function formatTable(r: BenchReport): string {
-  const head = ['op', 'case', 'backend', 'variant', 'median', 'p75', 'throughput', 'kernel', 'vs cpu', 'vs prev', 'status'];
+  // The transfer columns only when some row has them (a run without WebGPU keeps the narrow table).
+  const transfers = r.rows.some((x) => x.status === 'ok' && (x.residentMedianMs !== undefined || x.uploadMedianMs !== undefined || x.readbackMedianMs !== undefined));
+  const head = ['op', 'case', 'backend', 'variant', 'median', ...(transfers ? ['resident'] : []), 'kernel', ...(transfers ? ['upload', 'readback'] : []), 'p75', 'throughput', 'vs cpu', 'vs prev', 'status'];
   const lines: string[][] = [head];
   const notes = footnotes(r.rows);
+  const ms = (v: number | undefined): string => (v === undefined ? '' : fmtMs(v));
   for (const row of r.rows) {
     if (row.status === 'ok') {
       lines.push([
-        row.op, row.caseId, row.backend + (row.software ? ' (sw)' : ''), row.variant + notes.marker(row), fmtMs(row.stats.medianMs), fmtMs(row.stats.p75Ms),
-        `${fmtNum(row.throughput.value)} ${row.throughput.unit}`, row.kernelMedianMs === undefined ? '' : fmtMs(row.kernelMedianMs),
+        row.op, row.caseId, row.backend + (row.software ? ' (sw)' : ''), row.variant + notes.marker(row), fmtMs(row.stats.medianMs),
+        ...(transfers ? [ms(row.residentMedianMs)] : []), ms(row.kernelMedianMs), ...(transfers ? [ms(row.uploadMedianMs), ms(row.readbackMedianMs)] : []),
+        fmtMs(row.stats.p75Ms), `${fmtNum(row.throughput.value)} ${row.throughput.unit}`,
         fmtX(row.speedupVsSequential), row.speedupVsPrevious ? `${fmtX(row.speedupVsPrevious.value)} ${row.speedupVsPrevious.over}` : '', 'ok',
       ]);
     } else {
-      lines.push([row.op, row.caseId, row.backend, row.variant, '', '', '', '', '', '', row.status === 'errored' ? `ERRORED: ${row.message}` : `skipped: ${row.reason}`]);
+      lines.push([row.op, row.caseId, row.backend, row.variant, ...head.slice(4, -1).map(() => ''), row.status === 'errored' ? `ERRORED: ${row.message}` : `skipped: ${row.reason}`]);
     }
   }
   const widths = head.map((_, i) => Math.max(...lines.map((l) => (i === head.length - 1 ? 0 : (l[i] ?? '').length))));
