@@ -84,11 +84,85 @@ export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: us
 }
 
 /**
+ * One register tile of the conv layer: 4 maps × `vectors` (1 or 2, a compile-time constant
+ * after inlining) vectors of 4 pixels of one output row, all C·k·k taps, bias and ReLU fused.
+ * Stores the first `cols` pixels of each map. Two vectors (8 accumulators, 2 input vectors and
+ * 4 weight broadcasts) is the widest tile V8 keeps in registers; a wider one spills accumulators.
+ */
+// @ts-ignore: decorator
+@inline function convLayerTile(
+  vectors: i32, chan: usize, channels: i32, k: i32, rowBytes: usize, chanBytes: usize, wBase: usize,
+  bias: usize, relu: bool, o: usize, plane: usize, mapsHere: i32, cols: i32,
+): void {
+  const bv0 = v128.load32_splat(bias);
+  const bv1 = v128.load32_splat(bias, 4);
+  const bv2 = v128.load32_splat(bias, 8);
+  const bv3 = v128.load32_splat(bias, 12);
+  let a0 = bv0, b0 = bv0;
+  let a1 = bv1, b1 = bv1;
+  let a2 = bv2, b2 = bv2;
+  let a3 = bv3, b3 = bv3;
+  let w = wBase;
+  const tapRow = (<usize>k) << 2;
+  for (let c = 0; c < channels; c++) {
+    let row = chan;
+    for (let p = 0; p < k; p++) {
+      let q = row;
+      const qEnd = row + tapRow;
+      while (q < qEnd) {
+        const i0 = v128.load(q);
+        const i1 = vectors > 1 ? v128.load(q, 16) : i0;
+        let wv = v128.load32_splat(w);
+        a0 = madd(i0, wv, a0);
+        if (vectors > 1) b0 = madd(i1, wv, b0);
+        wv = v128.load32_splat(w, 4);
+        a1 = madd(i0, wv, a1);
+        if (vectors > 1) b1 = madd(i1, wv, b1);
+        wv = v128.load32_splat(w, 8);
+        a2 = madd(i0, wv, a2);
+        if (vectors > 1) b2 = madd(i1, wv, b2);
+        wv = v128.load32_splat(w, 12);
+        a3 = madd(i0, wv, a3);
+        if (vectors > 1) b3 = madd(i1, wv, b3);
+        q += 4;
+        w += 16;
+      }
+      row += rowBytes;
+    }
+    chan += chanBytes;
+  }
+  if (relu) {
+    // f32x4.max keeps NaN as NaN, like the reference's ReLU.
+    const zero = f32x4.splat(0);
+    a0 = f32x4.max(a0, zero); a1 = f32x4.max(a1, zero); a2 = f32x4.max(a2, zero); a3 = f32x4.max(a3, zero);
+    if (vectors > 1) { b0 = f32x4.max(b0, zero); b1 = f32x4.max(b1, zero); b2 = f32x4.max(b2, zero); b3 = f32x4.max(b3, zero); }
+  }
+  storeLanes(o, a0, cols);
+  if (vectors > 1) storeLanes(o + 16, b0, cols - 4);
+  if (mapsHere > 1) {
+    o += plane;
+    storeLanes(o, a1, cols);
+    if (vectors > 1) storeLanes(o + 16, b1, cols - 4);
+  }
+  if (mapsHere > 2) {
+    o += plane;
+    storeLanes(o, a2, cols);
+    if (vectors > 1) storeLanes(o + 16, b2, cols - 4);
+  }
+  if (mapsHere > 3) {
+    o += plane;
+    storeLanes(o, a3, cols);
+    if (vectors > 1) storeLanes(o + 16, b3, cols - 4);
+  }
+}
+
+/**
  * One image of the conv layer (stride 1, no padding). `inp`: [C][H][W] followed by at least
  * 8 + k floats of slack (the last tile of a row reads past the row; those lanes are dropped).
  * `weights`: [ceil(M/4)][C][k][k][4], the weights of 4 consecutive maps side by side (zeros for
- * maps past M). `bias`: ceil(M/4)·4 floats. Writes [M][OH][OW] at `out`. Register tile:
- * 4 maps × 8 pixels of one output row.
+ * maps past M). `bias`: ceil(M/4)·4 floats. Writes [M][OH][OW] at `out`. Register tiles: 4 maps
+ * × 8 pixels of one output row, and a row's last 1-4 pixels in a tile of 4, so at most 3 lanes
+ * per row compute pixels past its end (an 8-wide tile there would waste up to 7).
  */
 export function convLayer(inp: usize, channels: i32, height: i32, width: i32, weights: usize, maps: i32, k: i32, bias: usize, relu: bool, out: usize): void {
   const outH = height - k + 1;
@@ -97,70 +171,25 @@ export function convLayer(inp: usize, channels: i32, height: i32, width: i32, we
   const rowBytes = (<usize>width) << 2;
   const chanBytes = (<usize>(height * width)) << 2;
   const tapBytes = (<usize>(channels * k * k)) << 4;
-  const zero = f32x4.splat(0);
+  // Pixels in 8-wide tiles, up to a rest of 1-4 pixels.
+  const rest = outW & 7;
+  const wide = rest > 4 ? outW - rest + 8 : outW - rest;
   for (let m = 0; m < maps; m += 4) {
     const mapsHere = min(4, maps - m);
     const wBase = weights + (<usize>(m >> 2)) * tapBytes;
-    const bv0 = v128.load32_splat(bias + ((<usize>m) << 2));
-    const bv1 = v128.load32_splat(bias + ((<usize>m) << 2), 4);
-    const bv2 = v128.load32_splat(bias + ((<usize>m) << 2), 8);
-    const bv3 = v128.load32_splat(bias + ((<usize>m) << 2), 12);
+    const b = bias + ((<usize>m) << 2);
     const o0 = out + (<usize>m) * plane;
     for (let h = 0; h < outH; h++) {
-      for (let x = 0; x < outW; x += 8) {
-        let a0 = bv0, b0 = bv0;
-        let a1 = bv1, b1 = bv1;
-        let a2 = bv2, b2 = bv2;
-        let a3 = bv3, b3 = bv3;
-        let w = wBase;
-        let chan = inp + ((<usize>(h * width + x)) << 2);
-        for (let c = 0; c < channels; c++) {
-          let row = chan;
-          for (let p = 0; p < k; p++) {
-            let q = row;
-            const qEnd = row + ((<usize>k) << 2);
-            while (q < qEnd) {
-              const i0 = v128.load(q);
-              const i1 = v128.load(q, 16);
-              let wv = v128.load32_splat(w);
-              a0 = madd(i0, wv, a0);
-              b0 = madd(i1, wv, b0);
-              wv = v128.load32_splat(w, 4);
-              a1 = madd(i0, wv, a1);
-              b1 = madd(i1, wv, b1);
-              wv = v128.load32_splat(w, 8);
-              a2 = madd(i0, wv, a2);
-              b2 = madd(i1, wv, b2);
-              wv = v128.load32_splat(w, 12);
-              a3 = madd(i0, wv, a3);
-              b3 = madd(i1, wv, b3);
-              q += 4;
-              w += 16;
-            }
-            row += rowBytes;
-          }
-          chan += chanBytes;
-        }
-        if (relu) {
-          // f32x4.max keeps NaN as NaN, like the reference's ReLU.
-          a0 = f32x4.max(a0, zero); b0 = f32x4.max(b0, zero);
-          a1 = f32x4.max(a1, zero); b1 = f32x4.max(b1, zero);
-          a2 = f32x4.max(a2, zero); b2 = f32x4.max(b2, zero);
-          a3 = f32x4.max(a3, zero); b3 = f32x4.max(b3, zero);
-        }
-        const cols = outW - x;
-        const o = o0 + ((<usize>(h * outW + x)) << 2);
-        if (cols >= 8) {
-          v128.store(o, a0); v128.store(o, b0, 16);
-          if (mapsHere > 1) { v128.store(o + plane, a1); v128.store(o + plane, b1, 16); }
-          if (mapsHere > 2) { v128.store(o + 2 * plane, a2); v128.store(o + 2 * plane, b2, 16); }
-          if (mapsHere > 3) { v128.store(o + 3 * plane, a3); v128.store(o + 3 * plane, b3, 16); }
-        } else {
-          storeLanes(o, a0, cols); storeLanes(o + 16, b0, cols - 4);
-          if (mapsHere > 1) { storeLanes(o + plane, a1, cols); storeLanes(o + plane + 16, b1, cols - 4); }
-          if (mapsHere > 2) { storeLanes(o + 2 * plane, a2, cols); storeLanes(o + 2 * plane + 16, b2, cols - 4); }
-          if (mapsHere > 3) { storeLanes(o + 3 * plane, a3, cols); storeLanes(o + 3 * plane + 16, b3, cols - 4); }
-        }
+      const chan = inp + ((<usize>(h * width)) << 2);
+      const o = o0 + ((<usize>(h * outW)) << 2);
+      let x = 0;
+      for (; x < wide; x += 8) {
+        const xo = (<usize>x) << 2;
+        convLayerTile(2, chan + xo, channels, k, rowBytes, chanBytes, wBase, b, relu, o + xo, plane, mapsHere, outW - x);
+      }
+      if (x < outW) {
+        const xo = (<usize>x) << 2;
+        convLayerTile(1, chan + xo, channels, k, rowBytes, chanBytes, wBase, b, relu, o + xo, plane, mapsHere, outW - x);
       }
     }
   }

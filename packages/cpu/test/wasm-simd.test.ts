@@ -62,12 +62,16 @@ describe.runIf(simd !== undefined)('wasm-simd range kernels, in ragged ranges an
     }
   });
 
-  it('convLayer: maps off the 4-map tile, ranges starting mid-image, bias and ReLU', () => {
+  it('convLayer: maps off the 4-map tile, output widths off the 8- and 4-pixel tiles, ranges starting mid-image, bias and ReLU', () => {
     for (const [b, c, h, w, m, k, extras] of [
       [3, 2, 9, 11, 5, 3, { bias: true, relu: true }],
       [2, 1, 7, 7, 1, 7, {}],
       [4, 3, 10, 13, 6, 1, { bias: true }],
       [2, 4, 12, 12, 16, 5, { relu: true }],
+      [2, 2, 6, 14, 5, 3, { bias: true }],
+      [1, 3, 9, 17, 4, 3, { relu: true }],
+      [2, 1, 5, 5, 2, 3, {}],
+      [1, 4, 40, 40, 16, 7, { bias: true, relu: true }],
     ] as const) {
       const args = {
         input: random(b * c * h * w, h + m),

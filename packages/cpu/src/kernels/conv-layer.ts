@@ -69,7 +69,7 @@ function packWeights(dst: Float32Array, at: number, weights: Float32Array, chann
 }
 
 /**
- * `convLayerPlanes` on the WebAssembly SIMD kernel (register tile 4 maps × 8 pixels of a row,
+ * `convLayerPlanes` on the WebAssembly SIMD kernel (register tiles of 4 maps × 8 or 4 pixels of a row,
  * f32 sums, bias and ReLU fused). Whole images are copied in at once and their planes copied out
  * at once, in bands of at most `bandBytes` of linear memory (one image at least): one copy in, one copy out.
  */
