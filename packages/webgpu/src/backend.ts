@@ -25,7 +25,7 @@ export interface WebGpuBackendOptions {
    * KERNELKIT_TUNING_CACHE, else memory only.
    */
   readonly tuningCache?: string;
-  /** Largest convLayer chunk in images (default: about 32 MiB of input or output per chunk, see DEFAULT_CHUNK_BYTES in ops/conv-layer.ts). */
+  /** Largest convLayer chunk in images (default: about 32 MiB of input or output per chunk, see PIPELINE_CHUNK_BYTES in runtime/pipeline.ts). */
   readonly convLayerChunkItems?: number;
   /** Overlap chunk n+1's upload and chunk n−1's readback with chunk n's compute (default true); false runs chunks one after another. */
   readonly convLayerOverlap?: boolean;

@@ -9,6 +9,7 @@ import { timeConvLayerPass, type ConvLayerConfig } from './ops/conv-layer.js';
 import { DEVICE_LIMITS } from './runtime/adapter.js';
 import { setPassHook, setRecreateHook, type GpuDevice, type GpuDeviceStats } from './runtime/device.js';
 import { processLiveBuffers } from './runtime/ledger.js';
+import { setPipelineChunkBytes as setChunkBytesHook } from './runtime/pipeline.js';
 import { deviceOf } from './runtime/registry.js';
 import type { Program } from './runtime/program.js';
 
@@ -104,6 +105,16 @@ export function setStagingShape(backend: Backend, slices: number, sliceBytes: nu
 export function setOutputPrefault(backend: Backend, on: boolean): void {
   if (typeof on !== 'boolean') throw new InvalidArgumentError('on', 'must be a boolean');
   deviceOf(backend).prefaultOutputs = on;
+}
+
+/**
+ * Makes the backend's chunk pipeline (runtime/pipeline.ts) aim at `bytes` per chunk from the
+ * next call on (undefined: back to the default), so test-sized conv2d and convLayer calls run
+ * as many chunks: ragged last chunks, conv2d row bands with their halo rows.
+ */
+export function setPipelineChunkBytes(backend: Backend, bytes: number | undefined): void {
+  if (bytes !== undefined) assertInteger(bytes, 'bytes', 16);
+  setChunkBytesHook(deviceOf(backend), bytes);
 }
 
 /** Staging buffers the backend's current device holds, uploads and readbacks together (at most 2 × slices). */

@@ -1,14 +1,14 @@
 import { assertBoolean, assertInteger, assertObject, LimitExceededError, throwIfAborted } from '@kernelkit/core';
 import { convLayerFlops, convLayerOutputLength, isDeviceArray, type ConvLayerProblem, type DeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem } from '@kernelkit/ops';
-import { copyBuffer, gpuDeviceArray, residentBuffer } from '../runtime/device-array.js';
+import { gpuDeviceArray, residentBuffer } from '../runtime/device-array.js';
 import type { GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
-import { TimestampTimer } from '../runtime/timestamps.js';
+import { chunkBytesOf, PIPELINE_SETS, runChunked } from '../runtime/pipeline.js';
 import { log2Bucket } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
-import { addMs, bytesOf, executeParts, itemsPerChunk, MIN_WORK_PER_OUTPUT, workPerSubmit, type WorkRate } from './common.js';
+import { bytesOf, executeParts, itemsPerChunk, MIN_WORK_PER_OUTPUT, workPerSubmit, type WorkRate } from './common.js';
 import { convLayerDirect, convLayerGemm, convLayerGemmPx, convLayerTiled, type GemmPixels } from './conv-layer.wgsl.js';
 
 /** Everything of the problem but the input, which is a host array or a GPU buffer. */
@@ -107,8 +107,8 @@ export const describeConvLayerConfig = (c: ConvLayerConfig): string =>
 /** How chunked batches run. */
 export interface ConvLayerChunking {
   /**
-   * Largest chunk in images. Default: about DEFAULT_CHUNK_BYTES of input or output per chunk
-   * (and never more than one storage binding), so big batches stream through two buffer sets.
+   * Largest chunk in images. Default: about PIPELINE_CHUNK_BYTES (runtime/pipeline.ts) of input
+   * or output per chunk, never more than one storage binding; batches under it run in one pass.
    */
   readonly chunkItems?: number | undefined;
   /**
@@ -117,14 +117,6 @@ export interface ConvLayerChunking {
    */
   readonly overlap?: boolean | undefined;
 }
-
-/**
- * Default chunk size in bytes of one image's input or output, whichever is larger: on the H100
- * host, overlapped chunks of about this size beat one pass and bigger chunks end to end at
- * B=10 000 (benchmarks/results/webgpu-conv-layer-chunks-h100-2026-11-22.json). Batches under
- * this size run in one pass.
- */
-export const DEFAULT_CHUNK_BYTES = 32 * 2 ** 20;
 
 /** Where a call's input is: the caller's host array or a GPU buffer (a resident DeviceArray). */
 type Source = { readonly host: Float32Array } | { readonly buffer: GPUBuffer };
@@ -181,10 +173,10 @@ function bindPart(l: LayerContext, n: number, input: GPUBuffer, output: GPUBuffe
   return l.gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]);
 }
 
-/** Images per chunk: `chunkItems`, or about DEFAULT_CHUNK_BYTES, within one storage binding. */
+/** Images per chunk: `chunkItems`, or about the pipeline's chunk size, within one storage binding. */
 function imagesPerChunk(gpu: GpuDevice, p: Shape, chunking: ConvLayerChunking): number {
   const perImage = Math.max(p.channels * p.height * p.width, convLayerOutputLength({ ...p, batch: 1 })) * 4;
-  return Math.min(itemsPerChunk(gpu, perImage, 'input'), chunking.chunkItems ?? Math.max(1, Math.floor(DEFAULT_CHUNK_BYTES / perImage)));
+  return Math.min(itemsPerChunk(gpu, perImage, 'input'), chunking.chunkItems ?? Math.max(1, Math.floor(chunkBytesOf(gpu) / perImage)));
 }
 
 /**
@@ -208,7 +200,7 @@ function runLayer(gpu: GpuDevice, p: Shape, src: Source, sink: Sink, plan: Plan,
     const flags = (p.bias !== undefined ? 1 : 0) | (p.relu ? 2 : 0);
     const layer: LayerContext = { gpu, p, plan, pipeline, weights, bias, flags, inPer, outPer, per, job };
     try {
-      const run = per >= p.batch ? await single(layer, input, sink) : (job.chunking.overlap ?? true) ? await overlapped(layer, input, sink) : await sequential(layer, input, sink);
+      const run = per >= p.batch ? await single(layer, input, sink) : await chunked(layer, input, sink);
       return { ...run, ...gpu.transferTimes() };
     } finally {
       gpu.release(weights, bias);
@@ -244,140 +236,54 @@ async function single(l: LayerContext, src: Source, sink: Sink): Promise<LayerRu
   return { kernelMs: r.kernelMs, chunks: 1, overlapped: false };
 }
 
-/** Upload → compute → readback per chunk, each awaited before the next. */
-async function sequential(l: LayerContext, src: Source, sink: Sink): Promise<LayerRun> {
+interface LayerSet {
+  readonly input: GPUBuffer;
+  readonly output: GPUBuffer;
+}
+
+/**
+ * The batch in chunks of `per` images on the runtime pipeline (runtime/pipeline.ts): with
+ * overlap, two buffer sets, so chunk n+1's upload and chunk n−1's readback overlap chunk n's
+ * compute; without, each chunk is uploaded, computed and read back before the next.
+ */
+async function chunked(l: LayerContext, src: Source, sink: Sink): Promise<LayerRun> {
   const { gpu, p, inPer, outPer, per } = l;
+  const overlap = l.job.chunking.overlap ?? true;
   const full = sink === 'device' ? gpu.storage(p.batch * outPer * 4) : undefined;
-  let kernelMs: number | undefined = 0;
-  let chunks = 0;
+  const chunks = Math.ceil(p.batch / per);
+  const count = (i: number): number => Math.min(per, p.batch - i * per);
   try {
-    for (let b0 = 0; b0 < p.batch; b0 += per) {
-      throwIfAborted(l.job.signal);
-      const n = Math.min(per, p.batch - b0);
-      let input: GPUBuffer;
-      if ('host' in src) input = await gpu.upload(src.host.subarray(b0 * inPer, (b0 + n) * inPer), 0, l.job.signal);
-      else {
-        input = gpu.storage(n * inPer * 4);
-        copyBuffer(gpu, src.buffer, b0 * inPer * 4, input, 0, n * inPer * 4);
-      }
-      const output = gpu.storage(n * outPer * 4);
-      const reads = typeof sink === 'object' ? [{ buffer: output, offset: 0, size: n * outPer * 4, into: bytesOf(sink.host, b0 * outPer, n * outPer) }] : [];
-      const bind = (part: GridPart, temps: GPUBuffer[]) => bindPart(l, n, input, output, part, temps);
-      const r = await executeParts(gpu, l.pipeline, layerSubmits(l, n), bind, reads, l.job.timing, l.job.signal, l.job.warmUp && b0 === 0);
-      if (full !== undefined) copyBuffer(gpu, output, 0, full, b0 * outPer * 4, n * outPer * 4);
-      kernelMs = addMs(kernelMs, r.kernelMs);
-      gpu.release(input, output);
-      chunks++;
-      l.job.onProgress?.({ done: b0 + n, total: p.batch, unit: 'images' });
-    }
+    const r = await runChunked<LayerSet>(
+      gpu,
+      {
+        chunks,
+        sets: overlap ? PIPELINE_SETS : 1,
+        createSet: () => ({ input: gpu.storage(per * inPer * 4), output: gpu.storage(per * outPer * 4) }),
+        releaseSet: (s) => gpu.release(s.input, s.output),
+        upload: async (s, i, signal) => {
+          if ('host' in src) await gpu.write(s.input, 0, src.host.subarray(i * per * inPer, (i * per + count(i)) * inPer), signal);
+        },
+        encodeBefore: (enc, s, i) => {
+          if ('buffer' in src) enc.copyBufferToBuffer(src.buffer, i * per * inPer * 4, s.input, 0, count(i) * inPer * 4);
+        },
+        work: (s, i) => ({
+          pipeline: l.pipeline,
+          submits: layerSubmits(l, count(i)),
+          bind: (part, temps) => bindPart(l, count(i), s.input, s.output, part, temps),
+        }),
+        encodeAfter: (enc, s, i) => {
+          if (full !== undefined) enc.copyBufferToBuffer(s.output, 0, full, i * per * outPer * 4, count(i) * outPer * 4);
+        },
+        reads: (s, i) => (typeof sink === 'object' ? [{ buffer: s.output, offset: 0, size: count(i) * outPer * 4, into: bytesOf(sink.host, i * per * outPer, count(i) * outPer) }] : []),
+        done: (i) => l.job.onProgress?.({ done: i * per + count(i), total: p.batch, unit: 'images' }),
+      },
+      { timing: l.job.timing, signal: l.job.signal, warmUp: l.job.warmUp },
+    );
+    return full === undefined ? { kernelMs: r.kernelMs, chunks, overlapped: overlap } : { buffer: full, kernelMs: r.kernelMs, chunks, overlapped: overlap };
   } catch (e) {
     if (full !== undefined) gpu.release(full);
     throw e;
   }
-  return full === undefined ? { kernelMs, chunks, overlapped: false } : { buffer: full, kernelMs, chunks, overlapped: false };
-}
-
-interface ChunkSet {
-  readonly input: GPUBuffer;
-  readonly output: GPUBuffer;
-  /** The params uniforms of the chunk last submitted on this set (one per part of its grid). */
-  temps: GPUBuffer[];
-  readonly timer: TimestampTimer | undefined;
-  /** The chunk last submitted on this set: its readback (and timestamp read) until done. */
-  pending: Promise<void> | undefined;
-}
-
-/**
- * Two buffer sets, alternating: while chunk n computes, chunk n+1's input is staged into the
- * other set (its copies ordered after the earlier submits) and chunk n−1 is read back, both
- * through the device's staging ring. A set is reused only after its previous chunk's readback
- * finished. A chunk longer than one submit's work (software adapters) runs as several submits,
- * each awaited with an abort check after it; only the last overlaps with the readbacks.
- */
-async function overlapped(l: LayerContext, src: Source, sink: Sink): Promise<LayerRun> {
-  const { gpu, p, inPer, outPer, per } = l;
-  const device = gpu.device;
-  const timed = l.job.timing && gpu.hasTimestamps;
-  const full = sink === 'device' ? gpu.storage(p.batch * outPer * 4) : undefined;
-  const sets: ChunkSet[] = [0, 1].map(() => ({
-    input: gpu.storage(per * inPer * 4),
-    output: gpu.storage(per * outPer * 4),
-    temps: [],
-    timer: timed ? new TimestampTimer(device) : undefined,
-    pending: undefined,
-  }));
-  let kernelMs: number | undefined = timed ? 0 : undefined;
-  let chunks = 0;
-  let failed = true;
-  try {
-    for (let b0 = 0, i = 0; b0 < p.batch; b0 += per, i++) {
-      const s = sets[i % 2]!;
-      if (s.pending !== undefined) await s.pending;
-      gpu.release(...s.temps);
-      s.temps = [];
-      throwIfAborted(l.job.signal);
-      const n = Math.min(per, p.batch - b0);
-      if ('host' in src) await gpu.write(s.input, 0, src.host.subarray(b0 * inPer, (b0 + n) * inPer), l.job.signal);
-      const submits = layerSubmits(l, n);
-      // Timestamps bracket one pass: a chunk cut into several submits is not timed.
-      const timer = submits.length === 1 ? s.timer : undefined;
-      if (timed && timer === undefined) kernelMs = undefined;
-      let checked: Promise<void> = Promise.resolve();
-      for (let j = 0; j < submits.length; j++) {
-        const last = j === submits.length - 1;
-        checked = gpu.submitChecked(() => {
-          const enc = device.createCommandEncoder();
-          if (j === 0 && 'buffer' in src) enc.copyBufferToBuffer(src.buffer, b0 * inPer * 4, s.input, 0, n * inPer * 4);
-          const pass = enc.beginComputePass(timer !== undefined ? { timestampWrites: timer.writes() } : {});
-          pass.setPipeline(l.pipeline);
-          for (const part of submits[j]!) {
-            pass.setBindGroup(0, bindPart(l, n, s.input, s.output, part, s.temps));
-            pass.dispatchWorkgroups(part.workgroups[0], part.workgroups[1], part.workgroups[2]);
-          }
-          pass.end();
-          timer?.resolve(enc);
-          if (last && full !== undefined) enc.copyBufferToBuffer(s.output, 0, full, b0 * outPer * 4, n * outPer * 4);
-          return [enc.finish()];
-        });
-        if (!last) {
-          await gpu.race(device.queue.onSubmittedWorkDone());
-          await checked;
-          throwIfAborted(l.job.signal);
-        }
-      }
-      const bytes = n * outPer * 4;
-      const at = b0;
-      const host = typeof sink === 'object' ? sink.host : undefined;
-      const ready = checked;
-      s.pending = (async () => {
-        // Gated on the pass: a refused one never reaches the caller's memory.
-        if (host !== undefined) await gpu.read(s.output, 0, bytes, bytesOf(host, at * outPer, n * outPer), l.job.signal, ready);
-        await ready;
-        if (timer !== undefined) {
-          const ms = await timer.read(gpu);
-          kernelMs = addMs(kernelMs, ms);
-          // That readback waited behind this chunk's pass.
-          if (host !== undefined && ms !== undefined) gpu.clock.waitedForKernel(ms);
-        }
-        l.job.onProgress?.({ done: at + n, total: p.batch, unit: 'images' });
-      })();
-      // Awaited before the set is reused or at the end; until then a rejection must not count as unhandled.
-      s.pending.catch(() => {});
-      chunks++;
-    }
-    for (const s of sets) if (s.pending !== undefined) await s.pending;
-    // Device output: nothing to map, so wait here for the work (its errors belong to this call, and its time).
-    if (typeof sink !== 'object') await gpu.race(device.queue.onSubmittedWorkDone());
-    failed = false;
-  } finally {
-    if (failed) await Promise.allSettled(sets.map((s) => s.pending ?? Promise.resolve()));
-    for (const s of sets) {
-      gpu.release(s.input, s.output, ...s.temps);
-      s.timer?.destroy();
-    }
-    if (failed && full !== undefined) gpu.release(full);
-  }
-  return full === undefined ? { kernelMs, chunks, overlapped: true } : { buffer: full, kernelMs, chunks, overlapped: true };
 }
 
 const chunkNote = (r: LayerRun): string | undefined => (r.chunks > 1 ? `${r.chunks} chunks, ${r.overlapped ? 'upload and readback overlapped with compute' : 'sequential'}` : undefined);
@@ -394,13 +300,9 @@ async function runPlan(gpu: GpuDevice, p: ResidentProblem<'convLayer'>, ctx: OpC
     const data = gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, convLayerOutputLength(p));
     return { data, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
   }
-  // Several chunks each write their part of the output: into a buffer of our own when the caller
-  // gave `out`, copied over at the end, so a failure in a later chunk leaves `out` as it was.
-  const chunked = imagesPerChunk(gpu, shape, chunking) < p.batch;
-  const target = ctx.out !== undefined && !chunked ? ctx.out : gpu.output(Float32Array, convLayerOutputLength(p));
-  const r = await runLayer(gpu, shape, src, { host: target }, plan, job);
-  if (ctx.out !== undefined && target !== ctx.out) ctx.out.set(target);
-  const out = ctx.out ?? target;
+  // Straight into `out` (see runtime/pipeline.ts for what a failure leaves there).
+  const out = ctx.out ?? gpu.output(Float32Array, convLayerOutputLength(p));
+  const r = await runLayer(gpu, shape, src, { host: out }, plan, job);
   const chunk = chunkNote(r);
   return { data: out, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
 }

@@ -1,4 +1,4 @@
-import { throwIfAborted } from '@kernelkit/core';
+import { LimitExceededError, throwIfAborted } from '@kernelkit/core';
 import { conv2dOutputLength, conv2dPixels, type Conv2dProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import type { GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
@@ -6,7 +6,8 @@ import type { Program } from '../runtime/program.js';
 import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
-import { addMs, bytesOf, callTimes, executeParts, itemsPerChunk, MIN_WORK_PER_OUTPUT, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
+import { bytesOf, callTimes, executeParts, MIN_WORK_PER_OUTPUT, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
+import { chunkBytesOf, PIPELINE_SETS, runChunked } from '../runtime/pipeline.js';
 import { COARSENED_CONFIG, conv2dBlock, conv2dCoalesced, conv2dNaive, conv2dTileBytes, conv2dTiled, TILED_CONFIG, type Conv2dTileConfig } from './conv2d.wgsl.js';
 
 type Plan = {
@@ -139,44 +140,103 @@ function conv2dSubmits(gpu: GpuDevice, plan: Plan, k: number, size: Pick<Conv2dP
 const partParams = (size: Pick<Conv2dProblem, 'width' | 'height'>, part: GridPart): ArrayBuffer =>
   packParams([['u32', size.width], ['u32', size.height], ['u32', part.offset[0]], ['u32', part.offset[1]], ['u32', part.offset[2]]]);
 
-async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, timing: boolean, plan: Plan, signal: AbortSignal | undefined): Promise<CallTimes> {
-  const img = p.height * p.width;
-  const per = itemsPerChunk(gpu, img * 4, 'input');
-  const pipeline = gpu.pipeline(plan.program);
-  const filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : await gpu.upload(p.filter, 0, signal);
-  let kernelMs: number | undefined = 0;
-  // Chunks of whole images keep each binding under the device limit (128 MiB on llvmpipe).
-  for (let b0 = 0; b0 < p.batch; b0 += per) {
-    throwIfAborted(signal);
-    const n = Math.min(per, p.batch - b0);
-    const input = await gpu.upload(p.input.subarray(b0 * img, (b0 + n) * img), 0, signal);
-    const output = gpu.storage(n * img * 4);
-    try {
-      const bindPart = (part: GridPart, temps: GPUBuffer[]): GPUBindGroup => {
-        const params = gpu.uniform(partParams(p, part));
-        temps.push(params);
-        return gpu.bind(pipeline, [input, filter, output, params]);
-      };
-      const reads = [{ buffer: output, offset: 0, size: n * img * 4, into: bytesOf(out, b0 * img, n * img) }];
-      const r = await executeParts(gpu, pipeline, conv2dSubmits(gpu, plan, p.k, p, n), bindPart, reads, timing, signal);
-      kernelMs = addMs(kernelMs, r.kernelMs);
-    } finally {
-      gpu.release(input, output);
+/**
+ * One pipeline chunk: images [b0, b0 + n), output rows [r0, r1) of each, computed from input rows
+ * [in0, in1). Whole images per chunk while an image fits the chunk size; a larger image is cut
+ * into row bands, each uploaded with its R = (K−1)/2 halo rows above and below, so the kernel
+ * runs on the band as on a smaller image and only the band's own rows (whose neighbourhoods lie
+ * inside it) are read back.
+ */
+export interface Conv2dChunk {
+  readonly b0: number;
+  readonly n: number;
+  readonly r0: number;
+  readonly r1: number;
+  readonly in0: number;
+  readonly in1: number;
+}
+
+/** The chunks of a conv2d call for a chunk size of `chunkBytes` (input bytes; the output is the same size). */
+export function conv2dChunks(p: Pick<Conv2dProblem, 'batch' | 'height' | 'width' | 'k'>, chunkBytes: number): Conv2dChunk[] {
+  const { batch, height: h, width: w } = p;
+  const chunks: Conv2dChunk[] = [];
+  const img = h * w * 4;
+  if (img <= chunkBytes) {
+    // At most 65535 images: the grid's z dimension.
+    const per = Math.min(65535, Math.floor(chunkBytes / img));
+    for (let b0 = 0; b0 < batch; b0 += per) chunks.push({ b0, n: Math.min(per, batch - b0), r0: 0, r1: h, in0: 0, in1: h });
+    return chunks;
+  }
+  const r = (p.k - 1) / 2;
+  const rowBytes = w * 4;
+  if ((1 + 2 * r) * rowBytes > chunkBytes) throw new LimitExceededError('input', `one output row of a ${w}-wide image needs ${(1 + 2 * r) * rowBytes} bytes of input rows, more than a chunk can bind (${chunkBytes} bytes)`);
+  const rows = Math.floor(chunkBytes / rowBytes) - 2 * r;
+  for (let b0 = 0; b0 < batch; b0++) {
+    for (let r0 = 0; r0 < h; r0 += rows) {
+      const r1 = Math.min(h, r0 + rows);
+      chunks.push({ b0, n: 1, r0, r1, in0: Math.max(0, r0 - r), in1: Math.min(h, r1 + r) });
     }
   }
-  gpu.release(filter);
-  return callTimes(gpu, kernelMs);
+  return chunks;
+}
+
+interface Conv2dSet {
+  readonly input: GPUBuffer;
+  readonly output: GPUBuffer;
+}
+
+async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, timing: boolean, plan: Plan, signal: AbortSignal | undefined): Promise<CallTimes> {
+  const pipeline = gpu.pipeline(plan.program);
+  const chunks = conv2dChunks(p, chunkBytesOf(gpu));
+  const bytes = (c: Conv2dChunk): number => c.n * (c.in1 - c.in0) * p.width * 4;
+  const setBytes = Math.max(...chunks.map(bytes));
+  const filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : await gpu.upload(p.filter, 0, signal);
+  try {
+    const r = await runChunked<Conv2dSet>(
+      gpu,
+      {
+        chunks: chunks.length,
+        sets: PIPELINE_SETS,
+        createSet: () => ({ input: gpu.storage(setBytes), output: gpu.storage(setBytes) }),
+        releaseSet: (s) => gpu.release(s.input, s.output),
+        upload: (s, i, sig) => {
+          const c = chunks[i]!;
+          const from = (c.b0 * p.height + c.in0) * p.width;
+          return gpu.write(s.input, 0, p.input.subarray(from, from + c.n * (c.in1 - c.in0) * p.width), sig);
+        },
+        work: (s, i) => {
+          const c = chunks[i]!;
+          const size = { width: p.width, height: c.in1 - c.in0 };
+          return {
+            pipeline,
+            submits: conv2dSubmits(gpu, plan, p.k, size, c.n),
+            bind: (part, temps) => {
+              const params = gpu.uniform(partParams(size, part));
+              temps.push(params);
+              return gpu.bind(pipeline, [s.input, filter, s.output, params]);
+            },
+          };
+        },
+        reads: (s, i) => {
+          const c = chunks[i]!;
+          const rows = c.r1 - c.r0;
+          return [{ buffer: s.output, offset: (c.r0 - c.in0) * p.width * 4, size: c.n * rows * p.width * 4, into: bytesOf(out, (c.b0 * p.height + c.r0) * p.width, c.n * rows * p.width) }];
+        },
+      },
+      { timing, signal },
+    );
+    return callTimes(gpu, r.kernelMs);
+  } finally {
+    gpu.release(filter);
+  }
 }
 
 async function runConv2d(gpu: GpuDevice, p: Conv2dProblem, ctx: OpContext<Float32Array>, plan: Plan): Promise<OpOutput<Float32Array>> {
   const length = conv2dOutputLength(p);
-  // Several image chunks each write their part of the output: into a buffer of our own when the
-  // caller gave `out`, copied over at the end, so a failure in a later chunk leaves `out` as it was.
-  const chunked = p.batch > itemsPerChunk(gpu, p.height * p.width * 4, 'input');
-  const target = ctx.out !== undefined && !chunked ? ctx.out : gpu.output(Float32Array, length);
+  // Straight into `out` (see runtime/pipeline.ts for what a failure leaves there).
+  const target = ctx.out ?? gpu.output(Float32Array, length);
   const times = await gpu.exclusive(() => conv2dBody(gpu, p, target, ctx.timing, plan, ctx.signal));
-  if (ctx.out !== undefined && target !== ctx.out) ctx.out.set(target);
-  return { data: ctx.out ?? target, ...times, notes: plan.note === undefined ? undefined : [plan.note] };
+  return { data: target, ...times, notes: plan.note === undefined ? undefined : [plan.note] };
 }
 
 /** Runs one config, as `auto` would after picking it: what the tests check every candidate with. */
@@ -231,9 +291,9 @@ export class Conv2dSweep {
     private readonly signal: AbortSignal | undefined,
     cap: number = gpu.info.software ? SWEEP_PIXELS.software : SWEEP_PIXELS.hardware,
   ) {
-    const per = itemsPerChunk(gpu, p.height * p.width * 4, 'input');
-    const s = sweepSlice(p, cap);
-    this.slice = { images: Math.min(s.images, per), height: s.height };
+    // The slice must fit one storage binding (an image larger than one runs in row bands).
+    const s = sweepSlice(p, Math.min(cap, Math.floor(gpu.limits.storageBinding / 4)));
+    this.slice = { images: Math.min(s.images, Math.max(1, Math.floor(gpu.limits.storageBinding / (s.height * p.width * 4)))), height: s.height };
     this.timestamps = gpu.hasTimestamps;
   }
 

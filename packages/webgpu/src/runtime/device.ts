@@ -406,6 +406,32 @@ export class GpuDevice {
     for (const b of bufs) this.gen.pool.release(b);
   }
 
+  /** Encodes `dispatches` in one compute pass on `enc` (rewritten by a test's pass hook, see setPassHook). */
+  encodePass(enc: GPUCommandEncoder, dispatches: readonly Dispatch[], timestampWrites?: GPUComputePassTimestampWrites): void {
+    const hook = passHooks.get(this);
+    const run = hook === undefined || dispatches.length === 0 ? dispatches : hook(dispatches);
+    const pass = enc.beginComputePass(timestampWrites === undefined ? {} : { timestampWrites });
+    for (const d of run) {
+      pass.setPipeline(d.pipeline);
+      pass.setBindGroup(0, d.bindGroup);
+      pass.dispatchWorkgroups(d.workgroups[0], d.workgroups[1], d.workgroups[2]);
+    }
+    pass.end();
+  }
+
+  /**
+   * Runs the clock warm-up spin (if any) alone and waits for it, so that a timed pass after it
+   * runs at full clocks and a readback behind that pass does not wait through the spin.
+   */
+  async warmUpClocks(): Promise<void> {
+    const { device, warmUp: spin } = this.gen;
+    if (spin === undefined) return;
+    const first = device.createCommandEncoder();
+    spin.encode(first);
+    device.queue.submit([first.finish()]);
+    await this.race(device.queue.onSubmittedWorkDone());
+  }
+
   /**
    * Encodes all dispatches in one compute pass (WebGPU orders dispatches inside a pass; each is
    * its own usage scope), submits it, then reads `reads` back through the staging ring.
@@ -414,28 +440,14 @@ export class GpuDevice {
    * queue idle before it.
    */
   async execute(dispatches: readonly Dispatch[], reads: readonly ReadRegion[] = [], timing = false, warmUp = true, signal?: AbortSignal): Promise<{ kernelMs: number | undefined; data: ArrayBuffer[] }> {
-    const { device, timer, warmUp: spin } = this.gen;
-    const hook = passHooks.get(this);
-    const run = hook === undefined ? dispatches : hook(dispatches);
-    const timed = timing && timer !== undefined && run.length > 0;
-    const wallClock = timing && timer === undefined && run.length > 0;
+    const { device, timer } = this.gen;
+    const timed = timing && timer !== undefined && dispatches.length > 0;
+    const wallClock = timing && timer === undefined && dispatches.length > 0;
     // Long passes ramp the clocks themselves: callers with 100 ms+ passes pass warmUp = false.
-    // The spin runs alone first, so that the readback below does not wait through it.
-    if (timed && warmUp && spin !== undefined) {
-      const first = device.createCommandEncoder();
-      spin.encode(first);
-      device.queue.submit([first.finish()]);
-      await this.race(device.queue.onSubmittedWorkDone());
-    }
+    if (timed && warmUp) await this.warmUpClocks();
     const encode = (): GPUCommandBuffer[] => {
       const enc = device.createCommandEncoder();
-      const pass = enc.beginComputePass(timed ? { timestampWrites: timer.writes() } : {});
-      for (const d of run) {
-        pass.setPipeline(d.pipeline);
-        pass.setBindGroup(0, d.bindGroup);
-        pass.dispatchWorkgroups(d.workgroups[0], d.workgroups[1], d.workgroups[2]);
-      }
-      pass.end();
+      this.encodePass(enc, dispatches, timed ? timer.writes() : undefined);
       if (timed) timer.resolve(enc);
       return [enc.finish()];
     };
