@@ -66,7 +66,7 @@ export function convLayer(rt: Runtime): OpImplementation<'convLayer'> {
         const notes = new Set<string>();
         // Images per call: output and input of a call both under the mode's cell limit (one
         // image at least: `check` refused what one image cannot fit, except in cpu mode).
-        // With a signal in the CPU modes, also bounded by work per call (see callWork): whole
+        // With a signal, also bounded by work per call (see callWork): whole
         // images while one fits, else bands of output rows of one image.
         const work = callWork(rt, ctx.signal);
         const rowMacs = OW * M * C * K * K;

@@ -51,7 +51,7 @@ export function conv2d(rt: Runtime): OpImplementation<'conv2d'> {
         const notes = new Set<string>();
         // Bands of rows so that a call's output and input both stay under the mode's cell limit
         // (one row at least: `check` refused what one row cannot fit, except in cpu mode).
-        // With a signal in the CPU modes, also bounded by work per call (see callWork).
+        // With a signal, also bounded by work per call (see callWork).
         const bandRows = Math.max(1, Math.min(H, Math.floor(rt.maxCells / W) - 2 * R, Math.floor(callWork(rt, ctx.signal) / (W * K * K))));
         const pacer = new Pacer(ctx.signal);
         const filter = p.filter;

@@ -142,7 +142,7 @@ export function gridSearch(rt: Runtime): OpImplementation<'gridSearch'> {
         const sink = new PointSink(p.d, p.maxPoints);
         if (p.total === 0) return { data: sink.finish() };
         const notes = new Set<string>();
-        // With a signal in the CPU modes, threads per call also bounded by work (see callWork): SEG tests per constraint each.
+        // With a signal, threads per call also bounded by work (see callWork): SEG tests per constraint each.
         const { midStart, nSeg, threads, outerCount } = split(p, Math.min(MAX_THREADS, rt.maxCells, Math.floor(callWork(rt, ctx.signal) / SEG / Math.max(1, p.m))));
         const D = p.d;
         const nMid = D - 1 - midStart;

@@ -27,13 +27,15 @@ export type KernelFn = (...args: never[]) => number;
 export const kernelFn = (f: (this: KernelThis, ...args: never[]) => number): KernelFn => f as unknown as KernelFn;
 
 /**
- * Work per kernel call (multiply-adds, cell updates, point tests) for a call that can be aborted,
- * in the modes whose kernels run synchronously on this thread (cpu, webasm): a few ms of the
- * slower one, so the signal is looked at between calls often enough. Other calls keep the
- * largest calls the mode allows.
+ * Work per kernel call (multiply-adds, cell updates, point tests) for a call that can be aborted.
+ * The signal is looked at only between kernel calls, and cpu, webasm and GL calls also block this
+ * thread, so one call must stay within a few ms in every mode: of the slower CPU kernel on
+ * software runtimes (the CPU modes, GL or Dawn on Mesa llvmpipe), of a slow GPU on hardware
+ * adapters. Calls without a signal keep the largest calls the mode allows.
  */
 export function callWork(rt: Runtime, signal: AbortSignal | undefined): number {
-  return signal !== undefined && (rt.mode === 'cpu' || rt.mode === 'webasm') ? 2 ** 21 : Infinity;
+  if (signal === undefined) return Infinity;
+  return rt.software ? 2 ** 21 : 2 ** 26;
 }
 
 /**

@@ -119,7 +119,7 @@ export function stencil3d(rt: Runtime): OpImplementation<'stencil3d'> {
       async kernel(p, ctx) {
         const out = (ctx.out as Float32Array | undefined) ?? new Float32Array(p.nx * p.ny * p.nz);
         const notes = new Set<string>();
-        // With a signal in the CPU modes, a call's cells are also bounded by work (see callWork).
+        // With a signal, a call's cells are also bounded by work (see callWork).
         const callCells = Math.min(rt.maxCells, callWork(rt, ctx.signal));
         if (p.steps === 0) out.set(p.input);
         else if (p.nx * p.ny * p.nz <= callCells) await pipelined(rt, p, out, notes, ctx.signal);

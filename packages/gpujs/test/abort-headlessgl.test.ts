@@ -1,0 +1,17 @@
+import { afterAll, describe, it } from 'vitest';
+import { describeAbortLatency } from '@kernelkit/ops/testing';
+import { createGpujsBackend, probeGpujsModes } from '../src/index.js';
+import { startXvfb } from './xvfb.js';
+
+// headless-gl needs an X server (see xvfb.ts); its kernel calls block this thread like the CPU
+// modes', so an abort waits for the current call. Its own file: Dawn and headless-gl cannot
+// share a process here (see dispose.test.ts).
+const xvfb = await startXvfb();
+if (typeof xvfb !== 'string') afterAll(() => xvfb.stop());
+const probe = typeof xvfb === 'string' ? undefined : (await probeGpujsModes()).headlessgl;
+const skip = typeof xvfb === 'string' ? xvfb : probe?.available === true ? undefined : (probe?.reason ?? 'unavailable');
+
+describe('gpujs/headlessgl: abort latency', () => {
+  if (skip !== undefined) it.skip(`skipped: ${skip}`, () => {});
+  else describeAbortLatency('gpujs/headlessgl', () => createGpujsBackend({ mode: 'headlessgl' }), { timeoutMs: 180_000 });
+});
