@@ -260,22 +260,24 @@ async function chunked(l: LayerContext, src: Source, sink: Sink): Promise<LayerR
         sets: overlap ? PIPELINE_SETS : 1,
         createSet: () => ({ input: gpu.storage(per * inPer * 4), output: gpu.storage(per * outPer * 4) }),
         releaseSet: (s) => gpu.release(s.input, s.output),
-        upload: async (s, i, signal) => {
-          if ('host' in src) await gpu.write(s.input, 0, src.host.subarray(i * per * inPer, (i * per + count(i)) * inPer), signal);
+        chunk: (i) => {
+          const n = count(i);
+          const b0 = i * per;
+          return {
+            upload: async (s, signal) => {
+              if ('host' in src) await gpu.write(s.input, 0, src.host.subarray(b0 * inPer, (b0 + n) * inPer), signal);
+            },
+            encodeBefore: (enc, s) => {
+              if ('buffer' in src) enc.copyBufferToBuffer(src.buffer, b0 * inPer * 4, s.input, 0, n * inPer * 4);
+            },
+            work: (s) => ({ pipeline: l.pipeline, submits: layerSubmits(l, n), bind: (part, temps) => bindPart(l, n, s.input, s.output, part, temps) }),
+            encodeAfter: (enc, s) => {
+              if (full !== undefined) enc.copyBufferToBuffer(s.output, 0, full, b0 * outPer * 4, n * outPer * 4);
+            },
+            reads: (s) => (typeof sink === 'object' ? [{ buffer: s.output, offset: 0, size: n * outPer * 4, into: bytesOf(sink.host, b0 * outPer, n * outPer) }] : []),
+            done: () => l.job.onProgress?.({ done: b0 + n, total: p.batch, unit: 'images' }),
+          };
         },
-        encodeBefore: (enc, s, i) => {
-          if ('buffer' in src) enc.copyBufferToBuffer(src.buffer, i * per * inPer * 4, s.input, 0, count(i) * inPer * 4);
-        },
-        work: (s, i) => ({
-          pipeline: l.pipeline,
-          submits: layerSubmits(l, count(i)),
-          bind: (part, temps) => bindPart(l, count(i), s.input, s.output, part, temps),
-        }),
-        encodeAfter: (enc, s, i) => {
-          if (full !== undefined) enc.copyBufferToBuffer(s.output, 0, full, i * per * outPer * 4, count(i) * outPer * 4);
-        },
-        reads: (s, i) => (typeof sink === 'object' ? [{ buffer: s.output, offset: 0, size: count(i) * outPer * 4, into: bytesOf(sink.host, i * per * outPer, count(i) * outPer) }] : []),
-        done: (i) => l.job.onProgress?.({ done: i * per + count(i), total: p.batch, unit: 'images' }),
       },
       { timing: l.job.timing, signal: l.job.signal, warmUp: l.job.warmUp },
     );

@@ -199,28 +199,27 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, t
         sets: PIPELINE_SETS,
         createSet: () => ({ input: gpu.storage(setBytes), output: gpu.storage(setBytes) }),
         releaseSet: (s) => gpu.release(s.input, s.output),
-        upload: (s, i, sig) => {
-          const c = chunks[i]!;
-          const from = (c.b0 * p.height + c.in0) * p.width;
-          return gpu.write(s.input, 0, p.input.subarray(from, from + c.n * (c.in1 - c.in0) * p.width), sig);
-        },
-        work: (s, i) => {
+        chunk: (i) => {
           const c = chunks[i]!;
           const size = { width: p.width, height: c.in1 - c.in0 };
-          return {
-            pipeline,
-            submits: conv2dSubmits(gpu, plan, p.k, size, c.n),
-            bind: (part, temps) => {
-              const params = gpu.uniform(partParams(size, part));
-              temps.push(params);
-              return gpu.bind(pipeline, [s.input, filter, s.output, params]);
-            },
-          };
-        },
-        reads: (s, i) => {
-          const c = chunks[i]!;
           const rows = c.r1 - c.r0;
-          return [{ buffer: s.output, offset: (c.r0 - c.in0) * p.width * 4, size: c.n * rows * p.width * 4, into: bytesOf(out, (c.b0 * p.height + c.r0) * p.width, c.n * rows * p.width) }];
+          return {
+            upload: (s, sig) => {
+              const from = (c.b0 * p.height + c.in0) * p.width;
+              return gpu.write(s.input, 0, p.input.subarray(from, from + c.n * size.height * p.width), sig);
+            },
+            work: (s) => ({
+              pipeline,
+              submits: conv2dSubmits(gpu, plan, p.k, size, c.n),
+              bind: (part, temps) => {
+                const params = gpu.uniform(partParams(size, part));
+                temps.push(params);
+                return gpu.bind(pipeline, [s.input, filter, s.output, params]);
+              },
+            }),
+            // Only the band's own rows: the halo rows' outputs lack neighbours outside the band.
+            reads: (s) => [{ buffer: s.output, offset: (c.r0 - c.in0) * p.width * 4, size: c.n * rows * p.width * 4, into: bytesOf(out, (c.b0 * p.height + c.r0) * p.width, c.n * rows * p.width) }],
+          };
         },
       },
       { timing, signal },

@@ -51,23 +51,27 @@ export interface ChunkWork {
   bind(part: GridPart, temps: GPUBuffer[]): GPUBindGroup;
 }
 
-/** What an op tells the pipeline; `S` is the op's buffer set (device buffers for one chunk). */
-export interface ChunkedJob<S> {
-  readonly chunks: number;
+/** One chunk, as an op describes it, on the buffer set `S` the pipeline gives it. */
+export interface ChunkSteps<S> {
+  /** Writes the chunk's host input into the set (through `gpu.write`); resolves once it is queued. */
+  upload(set: S, signal: AbortSignal | undefined): Promise<void>;
+  work(set: S): ChunkWork;
+  /** Commands before the chunk's first pass (a resident input's copy, a state clear) or after its last (a device output's copy). */
+  encodeBefore?(enc: GPUCommandEncoder, set: S): void;
+  encodeAfter?(enc: GPUCommandEncoder, set: S): void;
+  /** Regions read back to host memory after the chunk's passes, each with its `into`. */
+  reads(set: S): readonly ReadRegion[];
+  /** Called once the chunk is complete (read back). */
+  done?(): void;
+}
+
+/** The buffer sets of a pipeline: how to make one fit for a chunk, and how to free one. */
+export interface ChunkSets<S> {
   /** Buffer sets; 1 runs each chunk's upload, compute and readback before the next chunk's upload. */
   readonly sets: number;
-  createSet(): S;
-  releaseSet(set: S): void;
-  /** Writes chunk i's host input into the set (through `gpu.write`); resolves once it is queued. */
-  upload(set: S, chunk: number, signal: AbortSignal | undefined): Promise<void>;
-  work(set: S, chunk: number): ChunkWork;
-  /** Device-to-device copies before the chunk's first pass (a resident input) or after its last (a device output). */
-  encodeBefore?(enc: GPUCommandEncoder, set: S, chunk: number): void;
-  encodeAfter?(enc: GPUCommandEncoder, set: S, chunk: number): void;
-  /** Regions read back to host memory after the chunk's passes, each with its `into`. */
-  reads(set: S, chunk: number): readonly ReadRegion[];
-  /** Called once chunk i is complete (read back), in order. */
-  done?(chunk: number): void;
+  /** The set for a chunk: `old` (the slot's set, free again) when it fits, else a new one (releasing `old`). */
+  fit(old: S | undefined): S;
+  release(set: S): void;
 }
 
 export interface PipelineOptions {
@@ -86,86 +90,140 @@ interface Slot<S> {
 }
 
 /**
- * Runs `job` inside the caller's exclusive section. Kernel time: GPU timestamps per chunk where
- * the adapter has them (undefined when a chunk needed several submits: a pair brackets one
- * pass); without them a timed call runs its chunks one after another and takes the wall clock
- * of each submit with the queue otherwise idle.
+ * Chunks pushed one after another onto `sets` buffer sets. Kernel time: GPU timestamps per
+ * chunk where the adapter has them (undefined when a chunk needed several submits: a pair
+ * brackets one pass); without them a timed pipeline runs its chunks one after another and takes
+ * the wall clock of each submit with the queue otherwise idle.
  */
-export async function runChunked<S>(gpu: GpuDevice, job: ChunkedJob<S>, options: PipelineOptions): Promise<{ kernelMs: number | undefined }> {
-  if (!Number.isInteger(job.sets) || job.sets < 1) throw new InvalidArgumentError('sets', `must be an integer of at least 1, got ${job.sets}`);
-  const { signal } = options;
-  const device = gpu.device;
-  const stamps = options.timing && gpu.hasTimestamps;
-  const wallClock = options.timing && !gpu.hasTimestamps;
-  const sets = wallClock ? 1 : Math.min(job.sets, Math.max(1, job.chunks));
-  const slots: Slot<S>[] = Array.from({ length: sets }, () => ({ set: undefined, temps: [], timer: undefined, pending: undefined }));
-  let kernelMs: number | undefined = options.timing ? 0 : undefined;
-  let failed = true;
-  try {
-    if (stamps && (options.warmUp ?? true)) await gpu.warmUpClocks();
-    for (let i = 0; i < job.chunks; i++) {
-      const slot = slots[i % sets]!;
-      if (slot.pending !== undefined) await slot.pending;
-      slot.pending = undefined;
-      gpu.release(...slot.temps.splice(0));
-      throwIfAborted(signal);
-      const set = (slot.set ??= job.createSet());
-      await job.upload(set, i, signal);
-      const work = job.work(set, i);
-      const timer = stamps && work.submits.length === 1 ? (slot.timer ??= new TimestampTimer(device)) : undefined;
-      if (stamps && timer === undefined) kernelMs = undefined;
-      let checked: Promise<void> = Promise.resolve();
-      for (let j = 0; j < work.submits.length; j++) {
-        const first = j === 0;
-        const last = j === work.submits.length - 1;
-        const dispatches: Dispatch[] = work.submits[j]!.map((part) => ({ pipeline: work.pipeline, bindGroup: work.bind(part, slot.temps), workgroups: part.workgroups }));
-        if (wallClock) await gpu.race(device.queue.onSubmittedWorkDone());
-        const t0 = performance.now();
-        checked = gpu.submitChecked(() => {
-          const enc = device.createCommandEncoder();
-          if (first) job.encodeBefore?.(enc, set, i);
-          gpu.encodePass(enc, dispatches, timer?.writes());
-          timer?.resolve(enc);
-          if (last) job.encodeAfter?.(enc, set, i);
-          return [enc.finish()];
-        });
-        if (!last || wallClock) {
-          // Awaited so that an abort is seen between submits (each about SUBMIT_MS of work).
-          await gpu.race(device.queue.onSubmittedWorkDone());
-          if (wallClock && kernelMs !== undefined) kernelMs += performance.now() - t0;
-          await checked;
-          if (!last) throwIfAborted(signal);
-        }
-      }
-      const ready = checked;
-      const reads = job.reads(set, i);
-      slot.pending = (async () => {
-        // Gated on the passes: a refused one never reaches the caller's memory.
-        for (const r of reads) await gpu.read(r.buffer, r.offset, r.size, r.into!, signal, ready);
-        await ready;
-        if (timer !== undefined) {
-          const ms = await timer.read(gpu);
-          kernelMs = kernelMs === undefined || ms === undefined ? undefined : kernelMs + ms;
-          // That readback waited behind this chunk's pass.
-          if (reads.length > 0 && ms !== undefined) gpu.clock.waitedForKernel(ms);
-        }
-        job.done?.(i);
-      })();
-      // Awaited before the slot is reused or at the end; until then a rejection must not count as unhandled.
-      slot.pending.catch(() => {});
+export class ChunkPipeline<S> {
+  private readonly slots: Slot<S>[];
+  private readonly stamps: boolean;
+  private readonly wallClock: boolean;
+  private pushed = 0;
+  private kernel: number | undefined;
+  private warmedUp: boolean;
+
+  constructor(
+    private readonly gpu: GpuDevice,
+    private readonly sets: ChunkSets<S>,
+    private readonly options: PipelineOptions,
+  ) {
+    if (!Number.isInteger(sets.sets) || sets.sets < 1) throw new InvalidArgumentError('sets', `must be an integer of at least 1, got ${sets.sets}`);
+    this.stamps = options.timing && gpu.hasTimestamps;
+    this.wallClock = options.timing && !gpu.hasTimestamps;
+    const n = this.wallClock ? 1 : sets.sets;
+    this.slots = Array.from({ length: n }, () => ({ set: undefined, temps: [], timer: undefined, pending: undefined }));
+    this.kernel = options.timing ? 0 : undefined;
+    this.warmedUp = !(options.warmUp ?? true);
+  }
+
+  /** Kernel ms of the chunks completed so far (undefined without timing, or when one was not measured). */
+  get kernelMs(): number | undefined {
+    return this.kernel;
+  }
+
+  /**
+   * Uploads and submits one chunk once its buffer set is free, and starts its readback. Resolves
+   * when the chunk is submitted, with a promise of its completion (already handled: await it,
+   * or `finish`, to see its failure).
+   */
+  async push(steps: ChunkSteps<S>): Promise<Promise<void>> {
+    const { gpu, options } = this;
+    const { signal } = options;
+    const device = gpu.device;
+    const slot = this.slots[this.pushed++ % this.slots.length]!;
+    if (slot.pending !== undefined) await slot.pending;
+    slot.pending = undefined;
+    gpu.release(...slot.temps.splice(0));
+    throwIfAborted(signal);
+    if (this.stamps && !this.warmedUp) {
+      this.warmedUp = true;
+      await gpu.warmUpClocks();
     }
-    for (const s of slots) if (s.pending !== undefined) await s.pending;
-    // Nothing read back (a device output, a sweep run): wait here for the work, whose errors and time belong to this call.
-    await gpu.race(device.queue.onSubmittedWorkDone());
-    failed = false;
-  } finally {
-    if (failed) await Promise.allSettled(slots.map((s) => s.pending ?? Promise.resolve()));
-    for (const s of slots) {
-      gpu.release(...s.temps);
-      if (s.set !== undefined) job.releaseSet(s.set);
+    const set = (slot.set = this.sets.fit(slot.set));
+    await steps.upload(set, signal);
+    const work = steps.work(set);
+    const timer = this.stamps && work.submits.length === 1 ? (slot.timer ??= new TimestampTimer(device)) : undefined;
+    if (this.stamps && timer === undefined) this.kernel = undefined;
+    let checked: Promise<void> = Promise.resolve();
+    for (let j = 0; j < work.submits.length; j++) {
+      const first = j === 0;
+      const last = j === work.submits.length - 1;
+      const dispatches: Dispatch[] = work.submits[j]!.map((part) => ({ pipeline: work.pipeline, bindGroup: work.bind(part, slot.temps), workgroups: part.workgroups }));
+      if (this.wallClock) await gpu.race(device.queue.onSubmittedWorkDone());
+      const t0 = performance.now();
+      checked = gpu.submitChecked(() => {
+        const enc = device.createCommandEncoder();
+        if (first) steps.encodeBefore?.(enc, set);
+        gpu.encodePass(enc, dispatches, timer?.writes());
+        timer?.resolve(enc);
+        if (last) steps.encodeAfter?.(enc, set);
+        return [enc.finish()];
+      });
+      if (!last || this.wallClock) {
+        // Awaited so that an abort is seen between submits (each about SUBMIT_MS of work).
+        await gpu.race(device.queue.onSubmittedWorkDone());
+        if (this.wallClock && this.kernel !== undefined) this.kernel += performance.now() - t0;
+        await checked;
+        if (!last) throwIfAborted(signal);
+      }
+    }
+    const ready = checked;
+    const reads = steps.reads(set);
+    const pending = (async () => {
+      // Gated on the passes: a refused one never reaches the caller's memory.
+      for (const r of reads) await gpu.read(r.buffer, r.offset, r.size, r.into!, signal, ready);
+      await ready;
+      if (timer !== undefined) {
+        const ms = await timer.read(gpu);
+        this.kernel = this.kernel === undefined || ms === undefined ? undefined : this.kernel + ms;
+        // That readback waited behind this chunk's pass.
+        if (reads.length > 0 && ms !== undefined) gpu.clock.waitedForKernel(ms);
+      }
+      steps.done?.();
+    })();
+    // Awaited before the slot is reused, by the caller or at the end; until then a rejection must not count as unhandled.
+    pending.catch(() => {});
+    slot.pending = pending;
+    return pending;
+  }
+
+  /** Waits for every chunk and for the queue (work with nothing to read back: its errors and time belong to this call). */
+  async finish(): Promise<{ kernelMs: number | undefined }> {
+    for (const s of this.slots) if (s.pending !== undefined) await s.pending;
+    await this.gpu.race(this.gpu.device.queue.onSubmittedWorkDone());
+    return { kernelMs: this.kernel };
+  }
+
+  /** Lets every chunk settle, then releases the buffer sets and per-part buffers. Call once, after `finish` or a failure. */
+  async close(): Promise<void> {
+    await Promise.allSettled(this.slots.map((s) => s.pending ?? Promise.resolve()));
+    for (const s of this.slots) {
+      this.gpu.release(...s.temps.splice(0));
+      if (s.set !== undefined) this.sets.release(s.set);
+      s.set = undefined;
       s.timer?.destroy();
+      s.timer = undefined;
     }
   }
-  return { kernelMs };
 }
 
+/** A call's chunks 0…count−1 through a pipeline inside the caller's exclusive section. */
+export interface CountedJob<S> {
+  readonly chunks: number;
+  readonly sets: number;
+  createSet(): S;
+  releaseSet(set: S): void;
+  chunk(i: number): ChunkSteps<S>;
+}
+
+/** Runs every chunk of `job` and waits for all of them; the buffer sets are released whatever happens. */
+export async function runChunked<S>(gpu: GpuDevice, job: CountedJob<S>, options: PipelineOptions): Promise<{ kernelMs: number | undefined }> {
+  const pipe = new ChunkPipeline<S>(gpu, { sets: Math.min(job.sets, Math.max(1, job.chunks)), fit: (old) => old ?? job.createSet(), release: (s) => job.releaseSet(s) }, options);
+  try {
+    for (let i = 0; i < job.chunks; i++) await pipe.push(job.chunk(i));
+    return await pipe.finish();
+  } finally {
+    await pipe.close();
+  }
+}
