@@ -3,6 +3,10 @@ import type { BenchReport, Row } from '../types.js';
 import { fmtMs, fmtNum, fmtX } from './format.js';
 import { footnotes } from './notes.js';
 
+/** The paragraph on the transfer columns, in reports that have them. */
+const DEVICE_COLUMNS =
+  'Where a backend has device memory (WebGPU) the tables also show "resident": the median of the same call with its input already a DeviceArray and its output kept on the device (no host copies; the throughput in brackets), and "upload" / "readback": the medians of the backend-reported host-to-device and device-to-host copy times inside the end-to-end call. So "median" ≈ upload + kernel + readback + overhead, and "resident" is the call without the two copies. Empty cells: the backend has no device or does not report that time, or the op does not run with both input and output in device memory there (the row\'s note says why).';
+
 const TITLES = { conv2d: '2-D convolution', stencil3d: '3-D 7-point stencil', scan: 'Prefix sum (scan)', gridSearch: 'Grid search (CS610)', convLayer: 'Convolution layer (ECE408)' } as const;
 
 /** The course reports' layout: per op, one table of backend/variant rows with time, throughput and speed-ups. */
@@ -23,25 +27,26 @@ export function formatMarkdown(r: BenchReport): string {
     `Correctness: ${r.checkPolicy}`,
     '',
     'Times are medians of sequential runs (tinybench; rows over the single-shot bound (1.5 s small, 5 s seed) are timed once: samples = 1, the checked first run when it alone is over the bound); "first call" is the cold first run (pipeline compiles, pool warm-up); "kernel" is the backend-reported compute time where it has one (WebGPU: timestamps around the call\'s passes, right after the call\'s own upload; big batches in chunks sum their chunks\' passes; resident back-to-back times: apps/studies/dist/webgpu/steady.js); speed-ups are of medians, over the sequential CPU backend and over the previous variant of the same backend (simplest first).',
-    '',
-    'Where a backend has device memory (WebGPU) the tables also show "resident": the median of the same call with its input already a DeviceArray and its output kept on the device (no host copies; the throughput in brackets), and "upload" / "readback": the medians of the backend-reported host-to-device and device-to-host copy times inside the end-to-end call. So "median" ≈ upload + kernel + readback + overhead, and "resident" is the call without the two copies. Empty cells: the backend has no device or does not report that time, or the op does not run with both input and output in device memory there (the row\'s note says why).',
+    ...(r.rows.some(hasTransferTimes) ? ['', DEVICE_COLUMNS] : []),
   ];
   for (const op of OP_NAMES) {
     const rows = r.rows.filter((x) => x.op === op);
     if (!rows.length) continue;
     const notes = footnotes(rows);
-    // Reports from before the transfer columns (or with no backend that reports them) keep the narrower table.
+    // With transfer times, kernel sits beside them; without (reports from before those columns, or
+    // no backend with a device), the table keeps its earlier layout.
     const transfers = rows.some(hasTransferTimes);
-    const head = ['case', 'backend', 'variant', 'median', ...(transfers ? ['resident'] : []), 'kernel', ...(transfers ? ['upload', 'readback'] : []), 'p75 / p99', 'first call', 'throughput', 'vs sequential', 'vs previous variant'];
+    const head = transfers
+      ? ['case', 'backend', 'variant', 'median', 'resident', 'kernel', 'upload', 'readback', 'p75 / p99', 'first call', 'throughput', 'vs sequential', 'vs previous variant']
+      : ['case', 'backend', 'variant', 'median', 'p75 / p99', 'first call', 'throughput', 'kernel', 'vs sequential', 'vs previous variant'];
     out.push('', `## ${TITLES[op]}`, '', `| ${head.join(' | ')} |`, `|${'---|'.repeat(head.length)}`);
     for (const x of rows) {
       if (x.status === 'ok') {
+        const kernel = withRate(x.kernelMedianMs, x.kernelThroughput?.value);
+        const spread = [`${fmtMs(x.stats.p75Ms)} / ${fmtMs(x.stats.p99Ms)}`, fmtMs(x.firstCallMs), `${fmtNum(x.throughput.value)} ${x.throughput.unit}`];
         const cells = [
           x.label, `${x.backend}${x.software ? ' (software)' : ''}`, `${x.variant}${notes.marker(x)}`, fmtMs(x.stats.medianMs),
-          ...(transfers ? [withRate(x.residentMedianMs, x.residentThroughput?.value)] : []),
-          withRate(x.kernelMedianMs, x.kernelThroughput?.value),
-          ...(transfers ? [optMs(x.uploadMedianMs), optMs(x.readbackMedianMs)] : []),
-          `${fmtMs(x.stats.p75Ms)} / ${fmtMs(x.stats.p99Ms)}`, fmtMs(x.firstCallMs), `${fmtNum(x.throughput.value)} ${x.throughput.unit}`,
+          ...(transfers ? [withRate(x.residentMedianMs, x.residentThroughput?.value), kernel, optMs(x.uploadMedianMs), optMs(x.readbackMedianMs), ...spread] : [...spread, kernel]),
           fmtX(x.speedupVsSequential), x.speedupVsPrevious ? `${fmtX(x.speedupVsPrevious.value)} over ${x.speedupVsPrevious.over}` : '',
         ];
         out.push(`| ${cells.join(' | ')} |`);

@@ -6,7 +6,9 @@ import { footnotes } from './notes.js';
 export function formatTable(r: BenchReport): string {
   // The transfer columns only when some row has them (a run without WebGPU keeps the narrow table).
   const transfers = r.rows.some((x) => x.status === 'ok' && (x.residentMedianMs !== undefined || x.uploadMedianMs !== undefined || x.readbackMedianMs !== undefined));
-  const head = ['op', 'case', 'backend', 'variant', 'median', ...(transfers ? ['resident'] : []), 'kernel', ...(transfers ? ['upload', 'readback'] : []), 'p75', 'throughput', 'vs cpu', 'vs prev', 'status'];
+  const head = transfers
+    ? ['op', 'case', 'backend', 'variant', 'median', 'resident', 'kernel', 'upload', 'readback', 'p75', 'throughput', 'vs cpu', 'vs prev', 'status']
+    : ['op', 'case', 'backend', 'variant', 'median', 'p75', 'throughput', 'kernel', 'vs cpu', 'vs prev', 'status'];
   const lines: string[][] = [head];
   const notes = footnotes(r.rows);
   const ms = (v: number | undefined): string => (v === undefined ? '' : fmtMs(v));
@@ -14,8 +16,9 @@ export function formatTable(r: BenchReport): string {
     if (row.status === 'ok') {
       lines.push([
         row.op, row.caseId, row.backend + (row.software ? ' (sw)' : ''), row.variant + notes.marker(row), fmtMs(row.stats.medianMs),
-        ...(transfers ? [ms(row.residentMedianMs)] : []), ms(row.kernelMedianMs), ...(transfers ? [ms(row.uploadMedianMs), ms(row.readbackMedianMs)] : []),
-        fmtMs(row.stats.p75Ms), `${fmtNum(row.throughput.value)} ${row.throughput.unit}`,
+        ...(transfers
+          ? [ms(row.residentMedianMs), ms(row.kernelMedianMs), ms(row.uploadMedianMs), ms(row.readbackMedianMs), fmtMs(row.stats.p75Ms), `${fmtNum(row.throughput.value)} ${row.throughput.unit}`]
+          : [fmtMs(row.stats.p75Ms), `${fmtNum(row.throughput.value)} ${row.throughput.unit}`, ms(row.kernelMedianMs)]),
         fmtX(row.speedupVsSequential), row.speedupVsPrevious ? `${fmtX(row.speedupVsPrevious.value)} ${row.speedupVsPrevious.over}` : '', 'ok',
       ]);
     } else {
