@@ -4,7 +4,8 @@ import { conv2dOutputLength, convLayerOutputLength, convLayerOutputShape, valida
 import { conv2dCase, convLayerCase } from '@kernelkit/ops/testing';
 import { createWebGpuBackend } from '../src/index.js';
 import { conv2dChunks } from '../src/ops/conv2d.js';
-import { setPipelineChunkBytes, stagingBuffers, webgpuStats } from '../src/testing.js';
+import { copyProgram, gpuDeviceOf, packParams, setPipelineChunkBytes, stagingBuffers, webgpuStats } from '../src/testing.js';
+import { runChunked } from '../src/runtime/pipeline.js';
 
 /**
  * The chunk pipeline (runtime/pipeline.ts) with a chunk size small enough that test-sized
@@ -140,5 +141,56 @@ describe('conv2d and convLayer through the chunk pipeline', () => {
     } finally {
       setPipelineChunkBytes(b, undefined);
     }
+  });
+});
+
+describe('runChunked', () => {
+  it('two buffer sets: chunk i+1 is uploaded before chunk i is read back; one set: strictly after; every chunk lands where it belongs', async () => {
+    const gpu = gpuDeviceOf(b);
+    const chunk = 3000;
+    const input = Float32Array.from({ length: 5 * chunk - 700 }, (_, i) => i * 0.5);
+    for (const sets of [2, 1]) {
+      const events: string[] = [];
+      const out = new Float32Array(input.length).fill(-1);
+      const count = Math.ceil(input.length / chunk);
+      await gpu.exclusive(async () => {
+        const pipeline = gpu.pipeline(copyProgram(false, 64));
+        await runChunked(
+          gpu,
+          {
+            chunks: count,
+            sets,
+            createSet: () => ({ src: gpu.storage(chunk * 4), dst: gpu.storage(chunk * 4) }),
+            releaseSet: (s) => gpu.release(s.src, s.dst),
+            chunk: (i) => {
+              const n = Math.min(chunk, input.length - i * chunk);
+              return {
+                upload: (s, signal) => {
+                  events.push(`up ${i}`);
+                  return gpu.write(s.src, 0, input.subarray(i * chunk, i * chunk + n), signal);
+                },
+                work: (s) => ({
+                  pipeline,
+                  submits: [[{ offset: [0, 0, 0], workgroups: [Math.ceil(n / 64), 1, 1] }]],
+                  bind: (_part, temps) => {
+                    const params = gpu.uniform(packParams([['u32', n], ['u32', 0], ['u32', 0], ['u32', 0]]));
+                    temps.push(params);
+                    return gpu.bind(pipeline, [s.src, s.dst, params]);
+                  },
+                }),
+                reads: (s) => [{ buffer: s.dst, offset: 0, size: n * 4, into: new Uint8Array(out.buffer, i * chunk * 4, n * 4) }],
+                done: () => events.push(`done ${i}`),
+              };
+            },
+          },
+          { timing: false, signal: undefined },
+        );
+      });
+      expect(out).toEqual(input);
+      expect(events.filter((e) => e.startsWith('done'))).toEqual(Array.from({ length: count }, (_, i) => `done ${i}`));
+      const overlapped = events.indexOf('up 1') < events.indexOf('done 0');
+      expect(overlapped, `${sets} sets: ${events.join(', ')}`).toBe(sets === 2);
+    }
+    expect(outstanding()).toBe(0);
   });
 });

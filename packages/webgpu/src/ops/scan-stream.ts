@@ -15,6 +15,7 @@ import {
 import type { Backend, ScanArray } from '@kernelkit/ops';
 import type { GpuDevice } from '../runtime/device.js';
 import { deviceOf } from '../runtime/registry.js';
+import { ChunkPipeline } from '../runtime/pipeline.js';
 import { BUF, grid1d } from '../runtime/usage.js';
 import { type DecoupledConfig, decoupledConfig, decoupledParams, decoupledVecScan, paddedBytes, stateBytes, tileElements, tilesFor } from './scan-decoupled.js';
 import type { WgslScalar } from './scan.wgsl.js';
@@ -97,20 +98,23 @@ interface PendingChunk {
 }
 
 interface Piece {
-  readonly set: BufferSet;
   readonly chunk: PendingChunk;
-  readonly offset: number;
-  readonly length: number;
-  /** The readback into the chunk's output, raced against device loss; already has a rejection handler. */
+  /** The piece's readback into the chunk's output (runtime/pipeline.ts); already has a rejection handler. */
   readonly read: Promise<void>;
 }
 
-/** The GPU side of one stream: pipeline, carry slots and buffer sets, all destroyed by `release`. */
+/**
+ * The GPU side of one stream: pipeline, carry slots, and its pieces on the runtime's chunk
+ * pipeline (runtime/pipeline.ts), whose buffer sets are the stream's own (destroyed by `release`,
+ * so an ended stream leaves nothing in the pool).
+ */
 class StreamGpu {
-  private readonly sets: (BufferSet | undefined)[];
   private readonly owned: GPUBuffer[] = [];
   private pipeline: GPUComputePipeline | undefined;
   private carry: GPUBuffer | undefined;
+  private chunks: ChunkPipeline<BufferSet> | undefined;
+  /** Elements of the piece being pushed: what its buffer set must hold. */
+  private wanted = 0;
   /** Pieces submitted so far: piece i reads carry slot i % 2 and writes slot (i + 1) % 2. */
   private pieces = 0;
 
@@ -119,10 +123,8 @@ class StreamGpu {
     private readonly cfg: DecoupledConfig,
     private readonly inclusive: boolean,
     private readonly maxPiece: number,
-    sets: number,
-  ) {
-    this.sets = new Array<BufferSet | undefined>(sets).fill(undefined);
-  }
+    private readonly sets: number,
+  ) {}
 
   /** Builds the pipeline for the stream's dtype and writes the initial carry into slot 0. */
   start(t: WgslScalar, initBits: number): Promise<void> {
@@ -130,6 +132,7 @@ class StreamGpu {
       this.pipeline = this.gpu.pipeline(decoupledVecScan(t, this.cfg));
       this.carry = this.create(16, BUF.STORAGE | BUF.COPY_DST);
       this.gpu.device.queue.writeBuffer(this.carry, 0, new Uint32Array([initBits, 0, 0, 0]));
+      this.chunks = new ChunkPipeline<BufferSet>(this.gpu, { sets: this.sets, fit: (old) => this.fit(old), release: (s) => this.destroySet(s) }, { timing: false, signal: undefined });
     });
   }
 
@@ -147,10 +150,9 @@ class StreamGpu {
     }
   }
 
-  /** The set for the next piece (free: its previous piece completed), grown to hold `length` elements. */
-  private setFor(length: number): BufferSet {
-    const k = this.pieces % this.sets.length;
-    const old = this.sets[k];
+  /** The slot's set when it holds the piece being pushed, else a new one grown to hold it. */
+  private fit(old: BufferSet | undefined): BufferSet {
+    const length = this.wanted;
     if (old !== undefined && old.capacity >= length) return old;
     if (old !== undefined) this.destroySet(old);
     // Powers of two (in tiles) so that uneven chunk sizes do not reallocate every time.
@@ -161,39 +163,34 @@ class StreamGpu {
     const state = this.create(stateBytes(tilesFor(capacity, this.cfg)), BUF.STORAGE | BUF.COPY_DST);
     const params = this.create(32, BUF.UNIFORM | BUF.COPY_DST);
     const bindGroup = this.gpu.bind(this.pipeline!, [src, dst, params, state, this.carry!]);
-    const s: BufferSet = { capacity, src, dst, state, params, bindGroup };
-    this.sets[k] = s;
-    return s;
+    return { capacity, src, dst, state, params, bindGroup };
   }
 
   /**
-   * Stages `data` into the set, encodes clear-state → scan, submits, and starts reading the result
-   * into the chunk's output. The carry never leaves the GPU: the scan reads the previous piece's slot.
+   * One piece on the chunk pipeline: staged into its set, clear-state → scan, then read into the
+   * chunk's output. The carry never leaves the GPU: the scan reads the previous piece's slot.
+   * The readback outlives this exclusive section, so the device's close waits for it.
    */
   submit(data: ScanArray, chunk: PendingChunk, offset: number): Promise<Piece> {
     return this.gpu.exclusive(async () => {
+      const gpu = this.gpu;
       const n = data.length;
-      const set = this.setFor(n);
-      const { device } = this.gpu;
       const slot = this.pieces % 2;
-      await this.gpu.write(set.src, 0, data);
-      device.queue.writeBuffer(set.params, 0, decoupledParams(n, this.cfg, slot, 1 - slot, this.inclusive));
-      const enc = device.createCommandEncoder();
       const tiles = tilesFor(n, this.cfg);
-      enc.clearBuffer(set.state, 0, stateBytes(tiles));
-      const pass = enc.beginComputePass();
-      pass.setPipeline(this.pipeline!);
-      pass.setBindGroup(0, set.bindGroup);
-      const [x, y, z] = grid1d(tiles, this.gpu.limits.workgroupsPerDimension);
-      pass.dispatchWorkgroups(x, y, z);
-      pass.end();
-      device.queue.submit([enc.finish()]);
-      this.pieces++;
       const out = chunk.out;
-      const read = this.gpu.read(set.dst, 0, n * 4, new Uint8Array(out.buffer, out.byteOffset + offset * 4, n * 4));
-      // Awaited later, or never (abort, error: the chunk is then never yielded).
-      read.catch(() => {});
-      return { set, chunk, offset, length: n, read };
+      this.wanted = n;
+      const { complete: read } = await this.chunks!.push({
+        upload: async (set) => {
+          await gpu.write(set.src, 0, data);
+          gpu.device.queue.writeBuffer(set.params, 0, decoupledParams(n, this.cfg, slot, 1 - slot, this.inclusive));
+        },
+        encodeBefore: (enc, set) => enc.clearBuffer(set.state, 0, stateBytes(tiles)),
+        work: (set) => ({ pipeline: this.pipeline!, submits: [[{ offset: [0, 0, 0], workgroups: grid1d(tiles, gpu.limits.workgroupsPerDimension) }]], bind: () => set.bindGroup }),
+        reads: (set) => [{ buffer: set.dst, offset: 0, size: n * 4, into: new Uint8Array(out.buffer, out.byteOffset + offset * 4, n * 4) }],
+      });
+      this.pieces++;
+      gpu.outlives(read);
+      return { chunk, read };
     });
   }
 
@@ -203,10 +200,10 @@ class StreamGpu {
     piece.chunk.left--;
   }
 
-  /** Destroys every buffer the stream made (in-flight work keeps them alive until it finishes). */
-  release(): void {
+  /** Lets the pieces in flight settle, then destroys every buffer the stream made. */
+  async release(): Promise<void> {
+    await this.chunks?.close();
     for (const b of this.owned.splice(0)) b.destroy();
-    this.sets.fill(undefined);
   }
 }
 
@@ -264,8 +261,26 @@ export async function* scanStreamOnDevice<T extends ScanArray>(
   let sourceFailed = false;
   let nextPending = false;
   let failed = false;
+  // The chunks whose pieces were all submitted, once their readbacks land: what a stream still
+  // yields when its backend is disposed (those pieces are in flight; dispose waits for them).
+  async function* drain(): AsyncGenerator<T, void, undefined> {
+    while (inflight.length > 0) {
+      await stream.complete(inflight.shift()!, signal);
+      while (pending[0]?.left === 0) yield pending.shift()!.out as T;
+    }
+  }
+  // Before any new GPU work: a disposed backend yields what is in flight, then DisposedError.
+  async function* guard(): AsyncGenerator<T, void, undefined> {
+    try {
+      beforeGpuWork();
+    } catch (e) {
+      yield* drain();
+      throw e;
+    }
+  }
   try {
     for (let index = 0; ; index++) {
+      yield* guard();
       let step: IteratorResult<T>;
       try {
         nextPending = true;
@@ -285,7 +300,7 @@ export async function* scanStreamOnDevice<T extends ScanArray>(
       if (dtype === undefined) {
         dtype = dt;
         const bits = initialBits(dt.t, initial);
-        beforeGpuWork();
+        yield* guard();
         await stream.start(dt.t, bits);
       } else if (dt.t !== dtype.t) {
         throw new InvalidArgumentError(`chunks[${index}]`, `expected a ${dtype.t} chunk like the first one, got ${dt.t}`);
@@ -294,7 +309,7 @@ export async function* scanStreamOnDevice<T extends ScanArray>(
       pending.push(pc);
       for (let s = 0; s < chunk.length; s += maxPiece) {
         throwIfAborted(signal);
-        beforeGpuWork();
+        yield* guard();
         inflight.push(await stream.submit(chunk.subarray(s, Math.min(chunk.length, s + maxPiece)), pc, s));
         // Keep at most `sets` pieces in flight: finishing the oldest frees the set the next piece takes.
         while (inflight.length >= sets) {
@@ -304,15 +319,12 @@ export async function* scanStreamOnDevice<T extends ScanArray>(
       }
       while (pending[0]?.left === 0) yield pending.shift()!.out as T;
     }
-    while (inflight.length > 0) {
-      await stream.complete(inflight.shift()!, signal);
-      while (pending[0]?.left === 0) yield pending.shift()!.out as T;
-    }
+    yield* drain();
   } catch (e) {
     failed = true;
     throw e;
   } finally {
-    stream.release();
+    await stream.release();
     // Like for await: an early exit (break, abort, an error here) returns the source; a source that threw is not returned.
     if (!sourceDone && !sourceFailed && typeof it.return === 'function') {
       // A return queued behind a next() that never settles would never settle either: do not wait for it.
@@ -326,6 +338,9 @@ export async function* scanStreamOnDevice<T extends ScanArray>(
 /**
  * The GPU streaming scan of a backend made by `createWebGpuBackend`: `scanStreamOnDevice` on
  * its device, two buffer sets in flight. Errors arrive through iteration, like `scanStream`'s.
+ * The backend's dispose rule holds for it: dispose waits for the pieces in flight, the stream
+ * still yields the chunks they complete, and then rejects with DisposedError instead of
+ * starting new GPU work.
  */
 export function webgpuScanStream<T extends ScanArray>(
   backend: Backend,

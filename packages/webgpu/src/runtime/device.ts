@@ -477,10 +477,23 @@ export class GpuDevice {
     return { kernelMs, data };
   }
 
-  /** Waits for queued calls (a lost device is not recreated meanwhile), then destroys. */
+  /** Work started inside an exclusive call that runs on after it (a stream's readback): close() waits for it. */
+  private readonly outliving = new Set<Promise<unknown>>();
+
+  /** Has close() wait for `work` (its failure stays the caller's to see). */
+  outlives(work: Promise<unknown>): void {
+    this.outliving.add(work);
+    const done = (): void => {
+      this.outliving.delete(work);
+    };
+    work.then(done, done);
+  }
+
+  /** Waits for queued calls and the work they left running (a lost device is not recreated meanwhile), then destroys. */
   async close(): Promise<void> {
     this.closing = true;
     await this.queue;
+    await Promise.allSettled([...this.outliving]);
     const gen = this.gen;
     gen.retire();
     // Dawn's node bindings keep polling the instance for the destroyed device's events through a

@@ -124,10 +124,11 @@ export class ChunkPipeline<S> {
 
   /**
    * Uploads and submits one chunk once its buffer set is free, and starts its readback. Resolves
-   * when the chunk is submitted, with a promise of its completion (already handled: await it,
-   * or `finish`, to see its failure).
+   * when the chunk is submitted, with `complete`: its readback (already handled: await it, or
+   * `finish`, to see its failure). Wrapped in an object: a promise resolved with a promise
+   * would wait for it.
    */
-  async push(steps: ChunkSteps<S>): Promise<Promise<void>> {
+  async push(steps: ChunkSteps<S>): Promise<{ readonly complete: Promise<void> }> {
     const { gpu, options } = this;
     const { signal } = options;
     const device = gpu.device;
@@ -185,7 +186,7 @@ export class ChunkPipeline<S> {
     // Awaited before the slot is reused, by the caller or at the end; until then a rejection must not count as unhandled.
     pending.catch(() => {});
     slot.pending = pending;
-    return pending;
+    return { complete: pending };
   }
 
   /** Waits for every chunk and for the queue (work with nothing to read back: its errors and time belong to this call). */
