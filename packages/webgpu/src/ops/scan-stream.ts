@@ -240,8 +240,10 @@ export async function* scanStreamOnDevice<T extends ScanArray>(
   assertBoolean(exclusive, 'options.exclusive');
   const initial = options.initial ?? 0;
   assertFiniteNumber(initial, 'options.initial');
-  const signal = options.signal;
-  if (signal !== undefined) assertAbortSignal(signal, 'options.signal');
+  const given = options.signal;
+  if (given !== undefined) assertAbortSignal(given, 'options.signal');
+  // Checked above; named again so the nested generators below see the narrowed type.
+  const signal: AbortSignal | undefined = given;
   const form = streamVariant(options.variant, gpu.subgroups);
   assertObject(tuning, 'tuning');
   const sets = tuning.sets ?? 2;
