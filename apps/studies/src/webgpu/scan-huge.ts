@@ -101,14 +101,17 @@ parentPort.on('message', (m) => {
 type Task = { readonly kind: 'fill'; readonly sab: SharedArrayBuffer; readonly length: number; readonly start: number } | { readonly kind: 'check'; readonly buffer: ArrayBuffer; readonly length: number; readonly start: number; readonly carry: number };
 type Reply = { readonly id: number; readonly ms: number; readonly bad?: number; readonly got?: number; readonly want?: number };
 
+type Queued = { readonly task: Task; readonly done: (r: Reply) => void; readonly failed: (e: Error) => void };
+
 /** Worker threads taking fills before checks: a fill is on the stream's path, a check is not. */
 class Pool {
   private readonly idle: Worker[] = [];
-  private readonly fills: { task: Task; done: (r: Reply) => void }[] = [];
-  private readonly checks: { task: Task; done: (r: Reply) => void }[] = [];
-  private readonly waiting = new Map<number, (r: Reply) => void>();
+  private readonly fills: Queued[] = [];
+  private readonly checks: Queued[] = [];
+  private readonly waiting = new Map<number, Queued>();
   private readonly all: Worker[] = [];
   private nextId = 0;
+  private error: Error | undefined;
   /** Worker time per kind of task. */
   readonly busyMs = { fill: 0, check: 0 };
 
@@ -116,21 +119,32 @@ class Pool {
     for (let i = 0; i < n; i++) {
       const w = new Worker(WORKER, { eval: true });
       w.on('message', (r: Reply) => {
-        this.waiting.get(r.id)!(r);
+        const q = this.waiting.get(r.id)!;
         this.waiting.delete(r.id);
+        this.busyMs[q.task.kind] += r.ms;
+        q.done(r);
         this.idle.push(w);
         this.pump();
       });
+      // A worker that dies (out of memory) fails every task, so the run stops instead of waiting forever.
+      w.on('error', (e) => this.fail(e));
       this.all.push(w);
       this.idle.push(w);
     }
   }
 
   run(task: Task): Promise<Reply> {
-    return new Promise((done) => {
-      (task.kind === 'fill' ? this.fills : this.checks).push({ task, done });
+    return new Promise((done, failed) => {
+      if (this.error !== undefined) return failed(this.error);
+      (task.kind === 'fill' ? this.fills : this.checks).push({ task, done, failed });
       this.pump();
     });
+  }
+
+  private fail(e: Error): void {
+    this.error = e;
+    for (const q of [...this.waiting.values(), ...this.fills.splice(0), ...this.checks.splice(0)]) q.failed(e);
+    this.waiting.clear();
   }
 
   private pump(): void {
@@ -138,11 +152,7 @@ class Pool {
       const next = this.fills.shift() ?? this.checks.shift();
       if (next === undefined) return;
       const id = this.nextId++;
-      const kind = next.task.kind;
-      this.waiting.set(id, (r) => {
-        this.busyMs[kind] += r.ms;
-        next.done(r);
-      });
+      this.waiting.set(id, next);
       this.idle.pop()!.postMessage({ id, ...next.task }, next.task.kind === 'check' ? [next.task.buffer] : []);
     }
   }
