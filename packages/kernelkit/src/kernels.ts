@@ -30,6 +30,14 @@ export interface CreateKernelsOptions extends ResolveOptions {
   readonly calibrationBudgetMs?: number;
   /** Route by this model instead of the cache and calibration. */
   readonly costModel?: CostModel;
+  /**
+   * Where calibration runs. 'child' (the default with the package's own backends): in a child
+   * process that writes the cache this process then reads, so the backends started only to be
+   * measured, WebGPU among them, never run here, and neither does the ArrayBuffer detaching that
+   * WebGPU and WebAssembly memory growth do, which slows typed-array JavaScript for the rest of a
+   * process. 'process' (the default with injected loaders, which a child cannot have): here.
+   */
+  readonly calibrateIn?: 'child' | 'process';
 }
 
 export interface CalibrateKernelsOptions {
@@ -79,6 +87,9 @@ function readOptions(options: CreateKernelsOptions, env: NodeJS.ProcessEnv): Rou
   }
   if (options.route !== undefined && !ROUTE_MODES.includes(options.route)) {
     throw new InvalidArgumentError('options.route', `expected one of ${ROUTE_MODES.join(', ')}, got ${JSON.stringify(options.route)}`);
+  }
+  if (options.calibrateIn !== undefined && options.calibrateIn !== 'child' && options.calibrateIn !== 'process') {
+    throw new InvalidArgumentError('options.calibrateIn', `expected 'child' or 'process', got ${JSON.stringify(options.calibrateIn)}`);
   }
   if (options.calibrationBudgetMs !== undefined) assertInteger(options.calibrationBudgetMs, 'options.calibrationBudgetMs', 0, 600_000);
   if (options.calibrationCache !== undefined && (typeof options.calibrationCache !== 'string' || options.calibrationCache === '')) {
@@ -155,6 +166,7 @@ export async function createKernels(options: CreateKernelsOptions = {}, loaders:
     });
   }
 
+  const inChild = (options.calibrateIn ?? (loaders === defaultLoaders ? 'child' : 'process')) === 'child';
   const router = new Router({
     candidates: autoCandidates(threads, adapter),
     loaders,
@@ -162,6 +174,7 @@ export async function createKernels(options: CreateKernelsOptions = {}, loaders:
     ...(options.costModel === undefined ? {} : { costModel: options.costModel }),
     ...(options.calibrationCache === undefined ? {} : { cachePath: options.calibrationCache }),
     ...(options.calibrationBudgetMs === undefined ? {} : { calibrationBudgetMs: options.calibrationBudgetMs }),
+    ...(inChild ? { calibrateInChild: { ...(threads === undefined ? {} : { threads }), ...(adapter === undefined ? {} : { adapter }) } } : {}),
   });
   const allSkipped = router.skipped;
   // A software adapter is a candidate here (calibration decides), not a reason to skip WebGPU.

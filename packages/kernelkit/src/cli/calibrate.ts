@@ -25,6 +25,8 @@ export async function calibrateCommand(o: CalibrateCliOptions): Promise<void> {
   const budgetMs = 1000 * (o.budget === undefined ? 25 : parseIntOption('--budget', o.budget, 1, 600));
   const kernels = await createKernels({
     route: 'auto',
+    // This command is already a process of its own that measures and exits.
+    calibrateIn: 'process',
     ...(threads === undefined ? {} : { threads }),
     ...(adapter === undefined ? {} : { adapter }),
     ...(o.cache === undefined ? {} : { calibrationCache: o.cache }),

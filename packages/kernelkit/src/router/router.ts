@@ -1,9 +1,15 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { DisposedError, type BackendFailure } from '@kernelkit/core';
 import { isDeviceArray, OP_NAMES, OPS, type Backend, type BackendName, type OpName, type Result } from '@kernelkit/ops';
 import type { BackendLoaders } from '../loaders.js';
 import { backendKey, type Candidate } from './keys.js';
 import { cachedBackend, defaultCalibrationPath, machineIdentity, readCalibrationCache, writeCalibrationCache, type MachineIdentity } from './cache.js';
 import { calibrate, type CalibrationProgress } from './calibrate.js';
+import type { ChildMessage, ChildRequest } from './calibrate-child.js';
+import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
 
@@ -46,11 +52,26 @@ export interface RouterOptions {
   /** Limit on the calibration a first call of an op triggers. */
   readonly calibrationBudgetMs?: number;
   readonly onCalibrationProgress?: (p: CalibrationProgress) => void;
+  /**
+   * Calibrate in a child process with the package's own backends, created with these options
+   * (see calibrate-child.ts for why); without it, in this process with `loaders`.
+   */
+  readonly calibrateInChild?: { readonly threads?: number; readonly adapter?: AdapterKind };
 }
+
+/** Built code only: from src/router (tests) and dist/router alike this is the compiled child. */
+const CHILD_SCRIPT = new URL('../../dist/router/calibrate-child.js', import.meta.url);
 
 type Started = { readonly status: 'ok'; readonly backend: Backend; readonly startMs: number } | { readonly status: 'failed'; readonly reason: string };
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+interface CalibrateRequest {
+  readonly ops: readonly OpName[];
+  readonly budgetMs: number;
+  readonly force: boolean;
+  readonly onProgress?: (p: CalibrationProgress) => void;
+}
 
 interface Pick {
   readonly name: BackendName;
@@ -71,6 +92,8 @@ export class Router {
   private readonly machine: MachineIdentity = machineIdentity();
   private cacheLoaded: Promise<string | undefined> | undefined;
   private disposedFlag = false;
+  /** Backends that failed to start in a calibration child. */
+  private readonly unstartable = new Set<BackendName>();
 
   /** True from the moment dispose() is called. */
   get disposed(): boolean {
@@ -176,7 +199,73 @@ export class Router {
    * Measures `ops` on every usable candidate (starting it) that has no fit for them yet, or on
    * all with `force`, and saves the result in the cache file.
    */
-  async calibrate(o: { readonly ops: readonly OpName[]; readonly budgetMs: number; readonly force: boolean; readonly onProgress?: (p: CalibrationProgress) => void }): Promise<CalibrationReport> {
+  async calibrate(o: CalibrateRequest): Promise<CalibrationReport> {
+    if (this.o.calibrateInChild !== undefined && (o.force || (await this.missingFits(o.ops)))) {
+      try {
+        return await this.calibrateInChild(o, this.o.calibrateInChild);
+      } catch (err) {
+        process.emitWarning(`calibration in a child process failed (${message(err)}); calibrating in this process`, { code: 'KERNELKIT_CALIBRATION_CHILD' });
+      }
+    }
+    return this.calibrateHere(o);
+  }
+
+  /** True when a candidate that can run here has no fit for one of `ops` (cache read first). */
+  private async missingFits(ops: readonly OpName[]): Promise<boolean> {
+    await this.loadCache();
+    for (const c of this.o.candidates) {
+      if (this.unstartable.has(c.name) || (await this.keyOf(c)) === undefined) continue;
+      if (!ops.every((op) => this.model.backends[c.name]?.ops[op] !== undefined)) return true;
+    }
+    return false;
+  }
+
+  /** Runs calibrate-child.js, then takes the fits it saved from the cache file. */
+  private async calibrateInChild(o: CalibrateRequest, load: { readonly threads?: number; readonly adapter?: AdapterKind }): Promise<CalibrationReport> {
+    const script = fileURLToPath(CHILD_SCRIPT);
+    if (!existsSync(script)) throw new Error(`${script} is missing (run npm run build)`);
+    const t0 = performance.now();
+    const request: ChildRequest = { cachePath: this.cachePath, ops: o.ops, budgetMs: o.budgetMs, force: o.force, ...load };
+    const onProgress = o.onProgress ?? this.o.onCalibrationProgress;
+    const report = await new Promise<Extract<ChildMessage, { report: unknown }>>((resolve, reject) => {
+      const child = spawn(process.execPath, [script, JSON.stringify(request)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let last: Extract<ChildMessage, { report: unknown }> | undefined;
+      // Native libraries print notices on stderr: kept only to explain a failure.
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-2000)));
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        let m: ChildMessage;
+        try {
+          m = JSON.parse(line) as ChildMessage;
+        } catch {
+          return;
+        }
+        if ('progress' in m) onProgress?.(m.progress);
+        else last = m;
+      });
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 && last !== undefined ? resolve(last) : reject(new Error(`exit code ${code}: ${stderr.trim().split('\n').slice(-3).join(' / ')}`))));
+    });
+    for (const s of report.skippedBackends) {
+      const name = s.backend as BackendName;
+      this.skip(name, s.reason);
+      // Not measured, and asking the child again for the next op would not change that.
+      this.unstartable.add(name);
+    }
+    const measured = report.report.backends;
+    const { file } = await readCalibrationCache(this.cachePath);
+    for (const c of this.o.candidates) {
+      const key = await this.keyOf(c);
+      const cost = key === undefined ? undefined : cachedBackend(file, this.machine, key);
+      if (cost !== undefined && (measured.includes(c.name) || this.model.backends[c.name] === undefined)) this.model.backends[c.name] = cost;
+      else if (measured.includes(c.name)) throw new Error(`the child measured ${c.name} but the cache has no entry for it (${report.report.saved})`);
+    }
+    return {
+      backends: measured, ms: performance.now() - t0, budgetMs: o.budgetMs, skipped: report.report.skipped, saved: `${report.report.saved}, in a child process`, path: this.cachePath, model: this.costModel,
+    };
+  }
+
+  private async calibrateHere(o: CalibrateRequest): Promise<CalibrationReport> {
     if (!o.force) await this.loadCache();
     const targets = [];
     for (const c of this.o.candidates) {
