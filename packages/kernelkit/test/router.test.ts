@@ -255,6 +255,41 @@ describe('a real calibration (cpu and piscina, tiny budget)', () => {
   });
 });
 
+describe('calibration in a child process', () => {
+  it("is the default with the package's backends: this process starts only what calls are routed to, and reads the child's fits", async () => {
+    const path = tmp();
+    const k = await createKernels({ calibrationCache: path, threads: 2 }, defaultLoaders, noEnv);
+    try {
+      const before = await k.started();
+      const steps: string[] = [];
+      const report = await k.calibrate({ ops: ['scan'], budgetMs: 2000, onProgress: (p) => steps.push(p.step) });
+      expect(report.saved).toMatch(/in a child process$/);
+      expect(report.backends).toContain('cpu');
+      expect(steps).toContain('cpu scan #1');
+      // Measured there, not started here.
+      expect(await k.started()).toEqual(before);
+      expect(Object.values(k.costModel?.backends.cpu?.ops.scan ?? {})[0]?.samples.length).toBeGreaterThan(0);
+      // Nothing is missing now: no second child.
+      const again = await k.calibrate({ ops: ['scan'], budgetMs: 2000 });
+      expect(again.backends).toEqual([]);
+      const r = await k.scan(makeScanArgs({ n: 5000, dtype: 'u32' }));
+      expect(r.route.predictedMs).toBeGreaterThan(0);
+    } finally {
+      await k.dispose();
+    }
+  });
+
+  it("injected loaders calibrate in this process (a child cannot have them); calibrateIn is checked", async () => {
+    const { loaders, calls } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    const k = await createKernels({ calibrationCache: tmp() }, loaders, noEnv);
+    const report = await k.calibrate({ ops: ['scan'], budgetMs: 1000 });
+    expect(report.saved).not.toMatch(/child/);
+    expect(calls.log.map((c) => c.backend)).toContain('cpu');
+    await k.dispose();
+    await expect(createKernels({ calibrateIn: 'elsewhere' as 'child' }, loaders, noEnv)).rejects.toThrow(InvalidArgumentError);
+  });
+});
+
 describe('one read of every argument on the routed path', () => {
   it('routing and the backend see the values of a single read of args and options', async () => {
     const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
