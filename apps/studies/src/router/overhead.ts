@@ -4,9 +4,9 @@
  * alternately (so machine noise hits both alike), with the router's prediction beside them.
  *
  * `--calibration` says how the facade got its cost model, which is what decides what else the
- * process has run before the timed calls: 'in-process' calibrates in this process (WebGPU, the
- * CPU and Piscina all run here first), 'child' in a child process (`kernelkit calibrate` into
- * the same cache file), 'default' leaves it to createKernels. `--detach` detaches one
+ * process has run before the timed calls: 'in-process' calibrates in this process
+ * (`calibrateIn: 'process'`: WebGPU, the CPU and Piscina all run here first), 'child' in a
+ * child process (`calibrateIn: 'child'`), 'default' uses the user's cache as createKernels does. `--detach` detaches one
  * ArrayBuffer first, which alone slows V8's typed-array code for the rest of the process.
  * `--processes N` runs N child processes per calibration mode named in `--modes`, alternating
  * the modes, and prints every mode's medians over them: the direct column then shows what the
@@ -17,9 +17,8 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median } from '@kernelkit/core';
 import { benchCases, type BenchCase } from '@kernelkit/bench';
@@ -71,8 +70,6 @@ interface ProcessResult {
   readonly rows: readonly Row[];
 }
 
-/** The kernelkit CLI: bin/ sits beside dist/, where the package's main entry resolves. */
-const kernelkitCli = (): string => join(dirname(createRequire(import.meta.url).resolve('kernelkit')), '..', 'bin', 'kernelkit.js');
 
 function runNode(args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -86,9 +83,9 @@ function runNode(args: readonly string[]): Promise<string> {
 
 async function openKernels(how: Calibration, cache: string): Promise<{ kernels: Kernels; ms: number }> {
   const t0 = performance.now();
-  if (how === 'child') await runNode([kernelkitCli(), 'calibrate', '--cache', cache, '--no-progress']);
-  const kernels = await createKernels(how === 'default' ? { route: 'auto' } : { route: 'auto', calibrationCache: cache });
-  if (how === 'in-process') await kernels.calibrate();
+  if (how === 'default') return { kernels: await createKernels({ route: 'auto' }), ms: 0 };
+  const kernels = await createKernels({ route: 'auto', calibrationCache: cache, calibrateIn: how === 'child' ? 'child' : 'process' });
+  await kernels.calibrate();
   return { kernels, ms: performance.now() - t0 };
 }
 
@@ -130,7 +127,10 @@ async function oneProcess(): Promise<ProcessResult> {
       const own = callOf(b, c.op);
       const opts = { variant: first.variant };
       await own(args, opts);
-      const [d, dc, r, rc]: number[][] = [[], [], [], []];
+      const d: number[] = [];
+      const dc: number[] = [];
+      const r: number[] = [];
+      const rc: number[] = [];
       for (let i = 0; i < argv.rounds; i++) {
         // Alternate which goes first, so neither always follows the other's garbage.
         if (i % 2 === 0) {
