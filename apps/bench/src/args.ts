@@ -35,6 +35,7 @@ export function buildProgram(): Command {
     .option('--svg <dir>', 'write one SVG chart per op')
     .option('--out <dir>', 'write <machine>-<date>.json/.md and per-op SVGs')
     .option('--no-progress', 'no progress bar even on a terminal')
+    .option('--no-floor', "skip the memory floor probe (copy and fresh-output write speeds; the tables' \"vs floor\" column)")
     .option('--in-process', 'run every backend in this process instead of one child process per backend (a WebGPU or WebAssembly row then slows the JavaScript rows after it)');
 }
 
@@ -81,5 +82,6 @@ export function parseBenchArgs(argv: readonly string[], isTty: boolean): BenchOp
     ...opt('out', s('out')),
     progress: isTty && o['progress'] !== false,
     inProcess: o['inProcess'] === true,
+    floor: o['floor'] !== false,
   };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { UsageError } from 'kernelkit/cli-kit';
 import { benchOps, type BenchBackend } from './backends.js';
 import { benchCases } from './cases.js';
+import { runFloor } from './floor.js';
 import { machineInfo } from './machine.js';
 import { mergeReports } from './merge.js';
 import { CHECK_POLICY, type RunHooks } from './run.js';
@@ -36,6 +37,8 @@ export function childArgs(o: BenchOptions, backend: BenchBackend, json: string):
     '--json', json,
     '--in-process',
     '--no-progress',
+    // The parent measured the floor before its children: one probe per run.
+    '--no-floor',
   ];
 }
 
@@ -95,6 +98,8 @@ export async function runIsolated(o: BenchOptions, script: string, hooks: Isolat
   const date = new Date().toISOString();
   const cases = benchCases(o.workload).filter((c) => o.ops.includes(c.op) && (o.cases === undefined || o.cases.includes(c.id)));
   const order = [...o.backends].sort((a, b) => (a === 'cpu' ? -1 : b === 'cpu' ? 1 : 0));
+  // Measured here, before any child runs, with the machine otherwise idle.
+  const floor = await runFloor(o);
   const dir = await mkdtemp(join(tmpdir(), 'kernelkit-bench-'));
   const parts: BenchReport[] = [];
   let total = 0;
@@ -123,6 +128,7 @@ export async function runIsolated(o: BenchOptions, script: string, hooks: Isolat
       isolation: ONE_PROCESS_PER_BACKEND,
       wallMs: performance.now() - t0,
       ...(extra?.partial ? { partial: { rowsDone, pairsPlanned: order.length * cases.length } } : {}),
+      ...(floor ? { floor } : {}),
     };
   };
   try {

@@ -49,6 +49,8 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
     }
     Object.assign(baseline, report.sequentialBaseline ?? {});
   }
+  // One probe per run; of several, the last part's (the latest measurement of this machine).
+  const floor = parts.findLast((p) => p.report.floor !== undefined)?.report.floor;
   const isolation = [...new Set(parts.flatMap((p) => (p.report.isolation === undefined ? [] : [p.report.isolation])))];
   const partial = [...new Set(parts.flatMap((p) => [...stoppedOf(p.report), ...(p.report.partial !== undefined ? [p.name] : [])]))];
   const stripped = mergeRows(parts.map((p) => p.report.rows), rowKey).map((r) => {
@@ -71,5 +73,6 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
     ...(isolation.length ? { isolation: isolation.join('; ') } : {}),
     mergedFrom: parts.map((p) => p.name),
     ...(partial.length ? { stoppedParts: partial } : {}),
+    ...(floor ? { floor } : {}),
   };
 }

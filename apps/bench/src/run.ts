@@ -8,6 +8,7 @@ import { ROUTED_VARIANT, ROUTER, benchOps, capReason, openBackend, type BenchBac
 import { UsageError } from 'kernelkit/cli-kit';
 import { benchCases, type BenchCase } from './cases.js';
 import { checkResult, type Reference } from './check.js';
+import { runFloor } from './floor.js';
 import { ladderOrder, withSpeedups } from './ladder.js';
 import { machineInfo } from './machine.js';
 import { measure, singleSample, type Measured } from './measure.js';
@@ -110,6 +111,8 @@ export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<B
   // --variant check), and what opening prints (Dawn's warnings) lands before a progress bar starts.
   const plan: Planned[] = [];
   if (hooks.referenceDir !== undefined) await loadGridReferences(hooks.referenceDir, cases, cpuRef);
+  // Before any backend opens: a pool's or device's threads would compete with the probe.
+  const floor = await runFloor(o);
   try {
     for (const name of order) {
       const own = cases.filter((c) => benchOps(name, [c.op]).length > 0);
@@ -145,6 +148,7 @@ export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<B
       isolation: hooks.isolation ?? IN_PROCESS,
       sequentialBaseline: { ...cpuDefault },
       ...(partial ? { partial: { rowsDone: rows.length, pairsPlanned: order.length * cases.length } } : {}),
+      ...(floor ? { floor } : {}),
     });
     const add = async (row: Row): Promise<void> => {
       rows.push(row);
@@ -256,6 +260,7 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
       ...(m.kernelMedianMs === undefined ? {} : { kernelMedianMs: m.kernelMedianMs, kernelThroughput: { value: perSec(m.kernelMedianMs), unit: c.unit } }),
       ...medianOf('uploadMedianMs', timed.map((x) => x?.uploadMs)),
       ...medianOf('readbackMedianMs', timed.map((x) => x?.readbackMs)),
+      ...(ArrayBuffer.isView(first.data) ? { outputBytes: first.data.byteLength } : {}),
       ...(resident?.medianMs === undefined ? {} : { residentMedianMs: resident.medianMs, residentThroughput: { value: perSec(resident.medianMs), unit: c.unit } }),
       throughput: { value: perSec(m.stats.medianMs), unit: c.unit },
       check: how,

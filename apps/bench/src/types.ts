@@ -1,5 +1,6 @@
 import type { OpName } from '@kernelkit/ops';
 import type { BenchBackend } from './backends.js';
+import type { MemoryFloor } from './floor.js';
 
 /**
  * Case sets: `small` fits a 2-core CI machine; `seed` is the sizes of the course reports
@@ -22,6 +23,8 @@ export interface BenchOptions {
   readonly progress: boolean;
   /** Every backend in this process instead of one child process each. */
   readonly inProcess?: boolean;
+  /** Measure the machine's memory floor for the report (default true; `--no-floor` skips it). */
+  readonly floor?: boolean;
 }
 
 export interface Stats {
@@ -60,6 +63,8 @@ export type Row =
       readonly readbackMedianMs?: number;
       /** Median of the call with its input already a DeviceArray and its output kept on the device (backends with device memory). */
       readonly residentMedianMs?: number;
+      /** Bytes of the (checked first) result, where the op returns a typed array: what "vs floor" weighs the median against. */
+      readonly outputBytes?: number;
       readonly throughput: Throughput;
       readonly kernelThroughput?: Throughput;
       readonly residentThroughput?: Throughput;
@@ -109,4 +114,6 @@ export interface BenchReport {
   readonly mergedFrom?: readonly string[];
   /** Set by `report.js merge`: the parts (here or in a report merged earlier) that stopped before their end. */
   readonly stoppedParts?: readonly string[];
+  /** The machine's memory floor, measured once in this run (absent with `--no-floor` and in older reports). */
+  readonly floor?: MemoryFloor;
 }

@@ -14,7 +14,7 @@ const options: BenchOptions = { workload: 'tiny', ops: ['scan'], backends: ['pis
 describe('one process per backend', () => {
   it('passes each child one backend, its own report file and --in-process', () => {
     const args = childArgs({ ...options, threads: 3, cases: ['scan-10k-u32'] }, 'cpu', '/tmp/x.json');
-    expect(args).toEqual(['--workload', 'tiny', '--op', 'scan', '--backend', 'cpu', '--case', 'scan-10k-u32', '--threads', '3', '--json', '/tmp/x.json', '--in-process', '--no-progress']);
+    expect(args).toEqual(['--workload', 'tiny', '--op', 'scan', '--backend', 'cpu', '--case', 'scan-10k-u32', '--threads', '3', '--json', '/tmp/x.json', '--in-process', '--no-progress', '--no-floor']);
   });
 
   it("merges the children's rows (CPU first) and turns a crashed child into errored rows quoting its stderr", async () => {

@@ -1,6 +1,7 @@
 import { OP_NAMES } from '@kernelkit/ops';
+import type { MemoryFloor } from '../floor.js';
 import type { BenchReport, Row } from '../types.js';
-import { fmtMs, fmtNum, fmtX } from './format.js';
+import { fmtFloor, fmtMs, fmtNum, fmtX } from './format.js';
 import { footnotes } from './notes.js';
 
 /** The paragraph on the transfer columns, in reports that have them. */
@@ -28,6 +29,7 @@ export function formatMarkdown(r: BenchReport): string {
     '',
     'Times are medians of sequential runs (tinybench; rows over the single-shot bound (1.5 s small, 5 s seed) are timed once: samples = 1, the checked first run when it alone is over the bound); "first call" is the cold first run (pipeline compiles, pool warm-up); "kernel" is the backend-reported compute time where it has one (WebGPU: timestamps around the call\'s passes, right after the call\'s own upload; big batches in chunks sum their chunks\' passes; resident back-to-back times: apps/studies/dist/webgpu/steady.js); speed-ups are of medians, over the sequential CPU backend and over the previous variant of the same backend (simplest first).',
     ...(r.rows.some(hasTransferTimes) ? ['', DEVICE_COLUMNS] : []),
+    ...(r.floor ? ['', floorParagraph(r.floor)] : []),
   ];
   for (const op of OP_NAMES) {
     const rows = r.rows.filter((x) => x.op === op);
@@ -36,9 +38,12 @@ export function formatMarkdown(r: BenchReport): string {
     // With transfer times, kernel sits beside them; without (reports from before those columns, or
     // no backend with a device), the table keeps its earlier layout.
     const transfers = rows.some(hasTransferTimes);
+    // "vs floor" beside the median, in reports that measured the floor (older ones keep their layout).
+    const floor = r.floor;
+    const median = floor ? ['median', 'vs floor'] : ['median'];
     const head = transfers
-      ? ['case', 'backend', 'variant', 'median', 'resident', 'kernel', 'upload', 'readback', 'p75 / p99', 'first call', 'throughput', 'vs sequential', 'vs previous variant']
-      : ['case', 'backend', 'variant', 'median', 'p75 / p99', 'first call', 'throughput', 'kernel', 'vs sequential', 'vs previous variant'];
+      ? ['case', 'backend', 'variant', ...median, 'resident', 'kernel', 'upload', 'readback', 'p75 / p99', 'first call', 'throughput', 'vs sequential', 'vs previous variant']
+      : ['case', 'backend', 'variant', ...median, 'p75 / p99', 'first call', 'throughput', 'kernel', 'vs sequential', 'vs previous variant'];
     out.push('', `## ${TITLES[op]}`, '', `| ${head.join(' | ')} |`, `|${'---|'.repeat(head.length)}`);
     for (const x of rows) {
       if (x.status === 'ok') {
@@ -46,6 +51,7 @@ export function formatMarkdown(r: BenchReport): string {
         const spread = [`${fmtMs(x.stats.p75Ms)} / ${fmtMs(x.stats.p99Ms)}`, fmtMs(x.firstCallMs), `${fmtNum(x.throughput.value)} ${x.throughput.unit}`];
         const cells = [
           x.label, `${x.backend}${x.software ? ' (software)' : ''}`, `${x.variant}${notes.marker(x)}`, fmtMs(x.stats.medianMs),
+          ...(floor ? [fmtFloor(x, floor)] : []),
           ...(transfers ? [withRate(x.residentMedianMs, x.residentThroughput?.value), kernel, optMs(x.uploadMedianMs), optMs(x.readbackMedianMs), ...spread] : [...spread, kernel]),
           fmtX(x.speedupVsSequential), x.speedupVsPrevious ? `${fmtX(x.speedupVsPrevious.value)} over ${x.speedupVsPrevious.over}` : '',
         ];
@@ -59,6 +65,18 @@ export function formatMarkdown(r: BenchReport): string {
     if (notes.texts.length) out.push('', 'Notes (the [n] after a variant):', '', ...notes.texts.map((t, i) => `${i + 1}. ${t.replace(/\n/g, ' ')}`));
   }
   return out.join('\n') + '\n';
+}
+
+/** What the probe measured and what the "vs floor" column divides by. */
+function floorParagraph(f: MemoryFloor): string {
+  const gb = (v: number): string => `${fmtNum(v)} GB/s`;
+  return (
+    `Memory floor (measured once in this run, before any backend, ${fmtNum(f.bytes / 2 ** 20)} MiB per probe, median of ${f.samples}): ` +
+    `copy into a reused array ${gb(f.copyGBps)} on one thread; writing a new array (page faults on first touch included) ${gb(f.freshWriteGBps)} on one thread, ` +
+    `${gb(f.freshWriteAllThreadsGBps)} on ${f.threads} threads at once. "vs floor" is the row's median ÷ the time to write its output array at the faster of the two fresh-write speeds: ` +
+    'the least time any contender returning a fresh output of that size spends (1× would be writing the output and nothing else). ' +
+    'Outputs far smaller than the probe may fit in the caches or reuse freed pages, where this is no bound; grid search returns no array and has no figure.'
+  );
 }
 
 const hasTransferTimes = (x: Row): boolean => x.status === 'ok' && (x.residentMedianMs !== undefined || x.uploadMedianMs !== undefined || x.readbackMedianMs !== undefined);
