@@ -53,6 +53,9 @@ describe('one process per backend', () => {
     expect(new Set(report.rows.map((x) => `${x.backend} ${x.status}`))).toEqual(new Set(['cpu ok', 'piscina ok']));
     expect(report.rows.find((x) => x.backend === 'piscina' && x.status === 'ok' && x.speedupVsSequential !== undefined)).toBeDefined();
     expect(readFileSync(join(dir, 'r.md'), 'utf8')).toContain(`Isolation: ${ONE_PROCESS_PER_BACKEND}.`);
+    // The parent measured the floor once (its children ran with --no-floor), on the run's threads.
+    expect(report.floor).toMatchObject({ bytes: 8 << 20, threads: 2 });
+    expect(report.rows.every((x) => x.status !== 'ok' || x.outputBytes === 40_000)).toBe(true);
     // Each row was logged once, by the parent.
     expect(res.stderr.match(/scan scan-10k-u32 cpu\/\S+: median/g)?.length).toBe(report.rows.filter((x) => x.backend === 'cpu').length);
   });
