@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { describeConformance } from '@kernelkit/ops/testing';
+import { describeConformance, propertyRunsFromEnv } from '@kernelkit/ops/testing';
 import { createGpujsBackend, probeGpujsModes } from '../src/index.js';
 import { oversizeRows } from './oversize.js';
 
@@ -13,7 +13,8 @@ if (!probe.available) {
   await describeConformance('gpujs/webgpu', () => createGpujsBackend({ mode: 'webgpu' }), {
     scale: 'reduced',
     propertyRuns: 25,
-    timeoutMs: 300_000,
+    // `npm run fuzz` (KERNELKIT_FC_RUNS=2000) takes minutes per property here: up to 1 s a run.
+    timeoutMs: Math.max(300_000, 1_000 * (propertyRunsFromEnv() ?? 0)),
     oversize: oversizeRows(2 ** 24),
   });
 }
