@@ -5,8 +5,9 @@
  * big readback those page faults, taken one at a time on the main thread inside the copy, cost
  * more than the copy itself. Here a large output is a SharedArrayBuffer that a few worker
  * threads touch (one write per page) as soon as it is made, in parallel and during the call's
- * upload and kernel; the readback copies into it only once every worker has reported its part
- * done (see `untilTouched`), so a worker's write can never land on copied data.
+ * upload and kernel; a readback copies into a range of it only once the workers have reported
+ * every piece that range covers done (see `untilTouched`), so a worker's write can never land on
+ * copied data.
  *
  * The workers are shared by every backend of the process, started on first use and unref'd while
  * idle, so they never keep a process alive.
@@ -31,9 +32,22 @@ export function prefaultThreads(): number {
   return Math.max(1, Math.min(8, availableParallelism() - 2));
 }
 
+/**
+ * Bytes of one piece of touching. A job is cut into pieces dealt to the workers in order, so
+ * the front of an output is faulted in first: that is where a chunked readback copies first.
+ */
+export const TOUCH_PIECE_BYTES = 8 << 20;
+
 interface Job {
-  left: number;
+  readonly worker: Worker;
   readonly resolve: () => void;
+}
+
+/** One piece of an output being touched: bytes [start, end), `done` once its worker is through. */
+interface Piece {
+  readonly start: number;
+  readonly end: number;
+  readonly done: Promise<void>;
 }
 
 class TouchPool {
@@ -45,29 +59,33 @@ class TouchPool {
     this.workers = Array.from({ length: threads }, () => {
       const w = new Worker(WORKER_SOURCE, { eval: true });
       w.unref();
-      w.on('message', (id: number) => this.partDone(id));
-      // A worker that dies writes nothing more: its parts count as done (their pages fault in the copy instead).
+      w.on('message', (id: number) => this.pieceDone(id));
+      // A worker that dies writes nothing more: its pieces count as done (their pages fault in the copy instead).
       w.on('error', () => this.workerGone(w));
       w.on('exit', () => this.workerGone(w));
       return w;
     });
   }
 
-  touch(buffer: SharedArrayBuffer): Promise<void> {
+  touch(buffer: SharedArrayBuffer): Piece[] {
     const live = this.workers.filter((w) => w.threadId >= 0);
-    if (live.length === 0) return Promise.resolve();
-    const id = this.nextId++;
-    const per = Math.ceil(buffer.byteLength / PAGE / live.length) * PAGE;
-    return new Promise<void>((resolve) => {
-      this.jobs.set(id, { left: live.length, resolve });
-      if (this.jobs.size === 1) for (const w of this.workers) w.ref();
-      live.forEach((w, i) => w.postMessage({ id, buffer, start: Math.min(buffer.byteLength, i * per), end: Math.min(buffer.byteLength, (i + 1) * per) }));
-    });
+    if (live.length === 0) return [];
+    const pieces: Piece[] = [];
+    if (this.jobs.size === 0) for (const w of this.workers) w.ref();
+    for (let start = 0, i = 0; start < buffer.byteLength; start += TOUCH_PIECE_BYTES, i++) {
+      const end = Math.min(buffer.byteLength, start + TOUCH_PIECE_BYTES);
+      const id = this.nextId++;
+      const worker = live[i % live.length]!;
+      const done = new Promise<void>((resolve) => this.jobs.set(id, { worker, resolve }));
+      worker.postMessage({ id, buffer, start, end });
+      pieces.push({ start, end, done });
+    }
+    return pieces;
   }
 
-  private partDone(id: number): void {
+  private pieceDone(id: number): void {
     const job = this.jobs.get(id);
-    if (job === undefined || --job.left > 0) return;
+    if (job === undefined) return;
     this.jobs.delete(id);
     if (this.jobs.size === 0) for (const w of this.workers) w.unref();
     job.resolve();
@@ -77,13 +95,13 @@ class TouchPool {
     const i = this.workers.indexOf(w);
     if (i < 0) return;
     this.workers.splice(i, 1);
-    // Every job waits for one part per worker it was given; this worker will send none of its.
-    for (const id of [...this.jobs.keys()]) this.partDone(id);
+    // This worker will report none of its pieces.
+    for (const [id, job] of [...this.jobs]) if (job.worker === w) this.pieceDone(id);
   }
 }
 
 let pool: TouchPool | undefined;
-const touching = new WeakMap<ArrayBufferLike, Promise<void>>();
+const touching = new WeakMap<ArrayBufferLike, readonly Piece[]>();
 
 type OutputCtor<T> = { new (length: number): T; new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number };
 
@@ -100,7 +118,12 @@ export function freshOutput<T>(ctor: OutputCtor<T>, length: number, prefault: bo
   return new ctor(buffer);
 }
 
-/** Resolves once the workers are done with `buffer` (at once for memory they never touched): only then may a readback copy into it. */
-export function untilTouched(buffer: ArrayBufferLike): Promise<void> | undefined {
-  return touching.get(buffer);
+/**
+ * Resolves once the workers are done with bytes [start, end) of `buffer` (undefined for memory
+ * they never touched): only then may a readback copy into them.
+ */
+export function untilTouched(buffer: ArrayBufferLike, start = 0, end = buffer.byteLength): Promise<void> | undefined {
+  const pieces = touching.get(buffer)?.filter((p) => p.start < end && p.end > start);
+  if (pieces === undefined || pieces.length === 0) return undefined;
+  return Promise.all(pieces.map((p) => p.done)).then(() => {});
 }

@@ -280,7 +280,7 @@ export class StagingPool {
     try {
       if (ready !== undefined) await ready;
       // An output whose pages workers are still faulting in (fresh-output.ts) is copied into only after them.
-      const touched = untilTouched(into.buffer);
+      const touched = untilTouched(into.buffer, into.byteOffset, into.byteOffset + into.byteLength);
       if (touched !== undefined) await touched;
       into.set(new Uint8Array(buffer.getMappedRange(0, size), 0, into.byteLength));
     } finally {
