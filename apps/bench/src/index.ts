@@ -16,3 +16,5 @@ export { measure, singleSample } from './measure.js';
 export type { Measured } from './measure.js';
 export type { Reference } from './check.js';
 export { put as writeTextFile } from './output/write.js';
+export { FLOOR_PROBE_BYTES, floorMs, measureFloor, vsFloor } from './floor.js';
+export type { MemoryFloor } from './floor.js';

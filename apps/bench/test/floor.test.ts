@@ -71,7 +71,7 @@ describe('memory floor', () => {
     const table = formatTable(r);
     expect(table).toMatch(/median\s+vs floor/);
     expect(table).toContain('3.2×');
-    expect(table).toContain('Memory floor (8.00 MiB)');
+    expect(table).toContain('Memory floor (8 MiB)');
   });
 
   it('reports without a floor keep their layout', () => {

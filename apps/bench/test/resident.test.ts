@@ -59,7 +59,8 @@ const unused = async (): Promise<never> => {
   throw new Error('not in this test');
 };
 const loaders = (webgpu: () => Promise<Backend>): BackendLoaders => ({ cpu: async () => createCpuBackend(), piscina: unused, gpujs: unused, webgpu });
-const options: BenchOptions = { workload: 'tiny', ops: ['conv2d', 'scan'], backends: ['cpu', 'webgpu'], progress: false };
+// No floor probe: these tests read the transfer columns by position (floor.test.ts covers the floor's column).
+const options: BenchOptions = { workload: 'tiny', ops: ['conv2d', 'scan'], backends: ['cpu', 'webgpu'], progress: false, floor: false };
 
 const ok = (rows: readonly Row[], backend: string) => rows.filter((r): r is Extract<Row, { status: 'ok' }> => r.status === 'ok' && r.backend === backend);
 

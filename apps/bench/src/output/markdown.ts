@@ -71,7 +71,7 @@ export function formatMarkdown(r: BenchReport): string {
 function floorParagraph(f: MemoryFloor): string {
   const gb = (v: number): string => `${fmtNum(v)} GB/s`;
   return (
-    `Memory floor (measured once in this run, before any backend, ${fmtNum(f.bytes / 2 ** 20)} MiB per probe, median of ${f.samples}): ` +
+    `Memory floor (measured once in this run, before any backend, ${f.bytes / 2 ** 20} MiB per probe, median of ${f.samples}): ` +
     `copy into a reused array ${gb(f.copyGBps)} on one thread; writing a new array (page faults on first touch included) ${gb(f.freshWriteGBps)} on one thread, ` +
     `${gb(f.freshWriteAllThreadsGBps)} on ${f.threads} threads at once. "vs floor" is the row's median ÷ the time to write its output array at the faster of the two fresh-write speeds: ` +
     'the least time any contender returning a fresh output of that size spends (1× would be writing the output and nothing else). ' +
