@@ -3,7 +3,7 @@
  * split in halves), from the bare kernel up to the Piscina backend:
  *
  *   node apps/studies/dist/piscina/split.js [--workloads l2-b100,conv2d-k11,...] [--rounds 15]
- *        [--max-other 0.05] [--out DIR]
+ *        [--max-other 0.05] [--patience 120] [--out DIR]
  *
  * Per workload, each round runs every case once, interleaved:
  * - kernel: the kernel alone on operands already in each thread's memory (no copies), on the
@@ -30,11 +30,12 @@ import { Command, integer, machineInfo, parseStudyArgs, positive, someOf, writeT
 import { makeShared, preparePiece, units, WORKLOADS, type PieceKind, type Workload, type WorkloadName } from './split-work.js';
 
 const NAMES = Object.keys(WORKLOADS) as WorkloadName[];
-const argv = parseStudyArgs<{ workloads: WorkloadName[]; rounds: number; maxOther: number; out?: string }>(
+const argv = parseStudyArgs<{ workloads: WorkloadName[]; rounds: number; maxOther: number; patience: number; out?: string }>(
   new Command('split')
     .description('strong scaling of the wasm kernels on 2 threads: bare kernel, copies, page faults, Piscina')
     .option('--workloads <list>', `comma-separated: ${NAMES.join(', ')}`, someOf(NAMES), ['conv2d-k11', 'conv2d-k5', 'l1-b100', 'l2-b100'])
-    .option('--rounds <n>', 'rounds kept per workload (rounds on a busy machine are dropped and run again, up to 4× as many)', integer(), 15)
+    .option('--rounds <n>', 'rounds kept per workload (rounds on a busy machine are dropped and run again)', integer(), 15)
+    .option('--patience <s>', 'seconds per workload to wait for quiet rounds before reporting what was kept', positive, 120)
     .option('--max-other <fraction>', "largest share of the machine's CPU time other processes may use in a kept round", positive, 0.05)
     .option('--out <dir>', 'write piscina-split.json and .md here'),
 );
@@ -146,7 +147,8 @@ for (const name of argv.workloads) {
   for (const f of Object.values(cases)) await f(); // warm-up (tier-up, pools, page cache)
   let kept = 0;
   let dropped = 0;
-  while (kept < argv.rounds && kept + dropped < 4 * argv.rounds) {
+  const giveUp = performance.now() + argv.patience * 1000;
+  while (kept < argv.rounds && performance.now() < giveUp) {
     const m0 = machineCpuMs();
     const own0 = ownCpuMs();
     const round: Record<string, number> = {};
@@ -180,6 +182,7 @@ const lines = [
   '| workload | rounds kept / dropped | kernel 1t | kernel 2 workers | kernel calling+1 | range 1t | range 2w | range fresh out 1t | range fresh 2w | fresh-out touch 1t / 2w | cpu backend | piscina 2t |',
   '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows.map((r) => {
+    if (r.roundsKept === 0) return `| ${r.workload} | 0 / ${r.roundsDropped} | no quiet round |||||||||| |`;
     const m = (k: string): string => r.medianMs[k]!.toFixed(2);
     return `| ${r.workload} | ${r.roundsKept} / ${r.roundsDropped} | ${m('kernel: 1 thread')} | ${m('kernel: 2 workers')} (${speedup(r, 'kernel: 1 thread', 'kernel: 2 workers')}×) | ${m('kernel: calling + 1 worker')} (${speedup(r, 'kernel: 1 thread', 'kernel: calling + 1 worker')}×) | ${m('range: 1 thread')} | ${m('range: 2 workers')} (${speedup(r, 'range: 1 thread', 'range: 2 workers')}×) | ${m('range-fresh: 1 thread')} | ${m('range-fresh: 2 workers')} (${speedup(r, 'range-fresh: 1 thread', 'range-fresh: 2 workers')}×) | ${m('touch: 1 thread')} / ${m('touch: 2 workers')} | ${m('cpu backend')} | ${m('piscina backend, 2 threads')} (${speedup(r, 'cpu backend', 'piscina backend, 2 threads')}×) |`;
   }),
