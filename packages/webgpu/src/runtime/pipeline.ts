@@ -1,7 +1,8 @@
 /**
- * The chunked pipeline every op with more data than one chunk runs through: the op says what a
- * chunk is (its upload, its grid, what comes back), the pipeline owns the buffer sets, the
- * order of the work and the waits.
+ * The chunked pipeline that conv2d, convLayer and the streaming scan run their chunks through:
+ * the op says what a chunk is (its upload, its grid, what comes back), the pipeline owns the
+ * buffer sets, the order of the work and the waits. (stencil3d and the one-call scan still
+ * move their data in one piece or their own chunks.)
  *
  * Chunk i goes into buffer set i mod `sets`. Its upload waits only until that set's previous
  * chunk was read back, so with two sets the upload of chunk i runs while chunk i−1 computes and
