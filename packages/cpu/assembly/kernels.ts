@@ -28,20 +28,21 @@
 
 /**
  * conv2d ('same', zero padding) of one zero-padded band. `inp` holds the band's input rows with
- * r = (k−1)/2 zero rows above and below (plus 3 more below), r zero columns on the left and at
+ * r = (k−1)/2 zero rows above and below (plus 2 more below), r zero columns on the left and at
  * least 8 + r on the right, `inStride` floats apart; output row y, column x reads
  * inp[(y + i)·inStride + x + j] · filter[i·k + j]. Writes `rows` × `width` floats at `out`
- * (row stride `width`, nothing past the last row's end). Register tile: 4 rows × 8 pixels.
+ * (row stride `width`, nothing past the last row's end). Register tile: 3 rows × 8 pixels, whose
+ * 6 input vectors, 6 accumulators and the broadcast tap fit V8's 15 vector registers (V8 loads
+ * all of a tap's inputs before the arithmetic, so 4 rows spilled).
  */
 export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: usize, rows: i32, width: i32): void {
   const s = (<usize>inStride) << 2;
-  for (let y = 0; y < rows; y += 4) {
-    const rowsHere = min(4, rows - y);
+  for (let y = 0; y < rows; y += 3) {
+    const rowsHere = min(3, rows - y);
     for (let x = 0; x < width; x += 8) {
       let a0 = f32x4.splat(0), b0 = f32x4.splat(0);
       let a1 = f32x4.splat(0), b1 = f32x4.splat(0);
       let a2 = f32x4.splat(0), b2 = f32x4.splat(0);
-      let a3 = f32x4.splat(0), b3 = f32x4.splat(0);
       let f = filter;
       let row = inp + ((<usize>(y * inStride + x)) << 2);
       for (let i = 0; i < k; i++) {
@@ -57,9 +58,6 @@ export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: us
           const p2 = p1 + s;
           a2 = madd(v128.load(p2), w, a2);
           b2 = madd(v128.load(p2, 16), w, b2);
-          const p3 = p2 + s;
-          a3 = madd(v128.load(p3), w, a3);
-          b3 = madd(v128.load(p3, 16), w, b3);
           p += 4;
           f += 4;
         }
@@ -72,12 +70,10 @@ export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: us
         v128.store(o, a0); v128.store(o, b0, 16);
         if (rowsHere > 1) { o += wb; v128.store(o, a1); v128.store(o, b1, 16); }
         if (rowsHere > 2) { o += wb; v128.store(o, a2); v128.store(o, b2, 16); }
-        if (rowsHere > 3) { o += wb; v128.store(o, a3); v128.store(o, b3, 16); }
       } else {
         storeLanes(o, a0, cols); storeLanes(o + 16, b0, cols - 4);
         if (rowsHere > 1) { o += wb; storeLanes(o, a1, cols); storeLanes(o + 16, b1, cols - 4); }
         if (rowsHere > 2) { o += wb; storeLanes(o, a2, cols); storeLanes(o + 16, b2, cols - 4); }
-        if (rowsHere > 3) { o += wb; storeLanes(o, a3, cols); storeLanes(o + 16, b3, cols - 4); }
       }
     }
   }

@@ -39,7 +39,7 @@ function pieces(n: number, max: number, seed: number): Array<[number, number]> {
 
 const s = wasmSupport();
 const simd: WasmSupport | undefined = 'module' in s ? s : undefined;
-// The smallest band each range kernel allows: bands of 4 rows, 1 image, 1 plane.
+// The smallest band each range kernel allows: bands of 3 rows, 1 image, 1 plane.
 const TINY_BANDS = 1;
 
 describe.runIf(simd !== undefined)('wasm-simd range kernels, in ragged ranges and tiny bands', () => {

@@ -45,7 +45,7 @@ export function conv2dRows(
 /**
  * `conv2dRows` on the WebAssembly SIMD kernel. Per image, bands of output rows (at most
  * `bandBytes` of linear memory each) are copied in with their halo rows and zero padding around
- * them, computed (register tile 4 rows × 8 pixels, f32 sums), and copied out: one copy in, one
+ * them, computed (register tile 3 rows × 8 pixels, f32 sums), and copied out: one copy in, one
  * copy out. The padding makes every filter tap valid, so the filter must be finite (0 · Inf
  * would be NaN where the definition skips the tap): callers check with `allFinite`.
  */
@@ -65,12 +65,13 @@ export function conv2dRowsSimd(
   // Columns: r zeros, the row, then zeros up to 8 + r past it (the last tile's taps).
   const stride = width + 2 * r + 8;
   const filterLen = (k * k + 3) & ~3;
-  const bandRows = Math.max(4, Math.floor((bandBytes / 4 - filterLen) / (stride + width)) & ~3);
+  // The kernel's tile is 3 rows: bands are multiples of 3 rows, padded to one below.
+  const bandRows = Math.max(3, Math.floor((bandBytes / 4 - filterLen) / (stride + width) / 3) * 3);
   for (let row = rowStart; row < rowEnd; ) {
     const b = (row / height) | 0;
     const y0 = row - b * height;
     const n = Math.min(rowEnd - row, height - y0, bandRows);
-    const padRows = ((n + 3) & ~3) + 2 * r;
+    const padRows = Math.ceil(n / 3) * 3 + 2 * r;
     const inOff = filterLen;
     const outOff = inOff + padRows * stride;
     w.reserve((outOff + n * width) * 4);
