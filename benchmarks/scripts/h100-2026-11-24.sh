@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Run on the GPU host after `. .gpu-host/on-host.sh`:  bash benchmarks/scripts/h100-2026-11-24.sh PART
+#   e2e:   PyTorch end to end, then the WebGPU end-to-end study with its floor probe (same run),
+#          the 4e9-element streaming scan, steady-state kernel times (regression check)
+#   conv:  the seed conv2d and convLayer rows: cpu, Piscina, onnxruntime (1 and 16 threads), the
+#          router, with the bench's memory floor (one run, so Piscina and onnxruntime are compared
+#          in the same run), then the Piscina scaling table
+#   rest:  the seed stencil3d, scan and grid search rows of cpu, Piscina, WebGPU and the router
+set -u
+part=${1:?part e2e|conv|rest}
+bench() { # $1 = name, $2 = seconds, then bench arguments
+  local n=$1 secs=$2; shift 2
+  timeout "$secs" node apps/bench/dist/cli.js --workload seed --no-progress "$@" \
+    --json "$OUT/bench-$n.json" --md "$OUT/bench-$n.md" > "$OUT/bench-$n.out" 2> "$OUT/bench-$n.log"
+  echo "bench $n rc=$?"; grep -v '^Warning\|^    at \|^$' "$OUT/bench-$n.log" | tail -c 3000
+}
+case $part in
+  e2e)
+    timeout 150 python3 benchmarks/scripts/pytorch-e2e.py --out "$OUT/torch.json" > "$OUT/torch.log" 2>&1; echo "torch rc=$?"; tail -3 "$OUT/torch.log"
+    timeout 200 node apps/studies/dist/webgpu/e2e.js --out "$OUT/e2e" --torch "$OUT/torch.json" > "$OUT/e2e.log" 2>&1; echo "e2e rc=$?"; grep -v Warning "$OUT/e2e.log" | tail -5; cat "$OUT/e2e/webgpu-e2e.md" | head -40
+    timeout 120 node apps/studies/dist/webgpu/scan-huge.js --adapter hardware --workers 15 --out "$OUT/scan-huge" > "$OUT/scan-huge.log" 2>&1; echo "scan-huge rc=$?"; grep -v Warning "$OUT/scan-huge.log" | tail -15
+    timeout 120 node apps/studies/dist/webgpu/steady.js --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -25 ;;
+  conv)
+    bench conv 480 --op conv2d,convLayer --backend cpu,piscina,onnxruntime,kernelkit
+    timeout 100 node apps/studies/dist/piscina/scaling.js --help > /dev/null 2>&1 && echo "scaling: see part scaling" ;;
+  rest)
+    bench rest 560 --op stencil3d,scan,gridSearch --backend cpu,piscina,webgpu,kernelkit ;;
+  *) echo "unknown part $part" >&2; exit 2 ;;
+esac
