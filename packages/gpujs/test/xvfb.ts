@@ -9,7 +9,10 @@ export async function startXvfb(): Promise<{ stop: () => void } | string> {
   if (process.env.DISPLAY !== undefined && process.env.DISPLAY !== '') return { stop: () => {} };
   let child: ChildProcess;
   try {
-    child = spawn('Xvfb', ['-displayfd', '1', '-screen', '0', '64x64x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // `-terminate`: the server exits when its last client (headless-gl's display connection, held
+    // until this process ends) goes, also where `stop` never runs: vitest skips afterAll hooks in
+    // a file whose tests a `-t` filter leaves out, and a killed worker runs none.
+    child = spawn('Xvfb', ['-displayfd', '1', '-terminate', '-screen', '0', '64x64x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'ignore'] });
   } catch (e) {
     return `Xvfb cannot be spawned: ${(e as Error).message}`;
   }
