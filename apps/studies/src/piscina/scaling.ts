@@ -161,14 +161,14 @@ function workloads(): Workload[] {
   if (OPS.includes('conv2d')) {
     const warm = CONV2D_WORKLOADS.small[1];
     for (const w of CONV2D_WORKLOADS[set]) {
-      list.push({ op: 'conv2d', id: w.id, label: w.label, variant: 'rows', mode: 'plain', work: conv2dMultiplyAdds(w), make: () => makeConv2dArgs(w), warmup: () => makeConv2dArgs(warm) });
+      list.push({ op: 'conv2d', id: w.id, label: w.label, variant: 'wasm-simd', mode: 'plain', work: conv2dMultiplyAdds(w), make: () => makeConv2dArgs(w), warmup: () => makeConv2dArgs(warm) });
     }
   }
   if (OPS.includes('stencil3d')) {
     const warm = { n: 32, steps: 20, boundary: 'copy' as const };
     for (const w of STENCIL3D_WORKLOADS[set]) {
-      const variants = w.n <= 256 ? ['slabs', 'slabs-per-step'] : ['slabs'];
-      for (const variant of variants) {
+      // The pool's default kernels: the same WebAssembly code the CPU backend's default runs, so results are bit-identical.
+      for (const variant of ['wasm-simd']) {
         list.push({ op: 'stencil3d', id: w.id, label: w.label, variant, mode: 'plain', work: stencil3dPointUpdates({ nx: w.n, ny: w.n, nz: w.n, steps: w.steps }), make: () => makeStencil3dArgs(w), warmup: () => makeStencil3dArgs(warm) });
       }
     }
@@ -188,7 +188,7 @@ function workloads(): Workload[] {
     for (const w of sorted) {
       const work = convLayerMultiplyAdds({ ...w, ...convLayerOutputShape(w) });
       const warm = { ...w, batch: 20 };
-      list.push({ op: 'convLayer', id: w.id, label: w.label, variant: 'planes', mode: 'plain', work, make: () => makeConvLayerArgs(w), warmup: () => makeConvLayerArgs(warm) });
+      list.push({ op: 'convLayer', id: w.id, label: w.label, variant: 'wasm-simd', mode: 'plain', work, make: () => makeConvLayerArgs(w), warmup: () => makeConvLayerArgs(warm) });
     }
   }
   if (OPS.includes('gridSearch')) {
