@@ -2,10 +2,11 @@
 # Run on the GPU host after `. .gpu-host/on-host.sh`:  bash benchmarks/scripts/h100-2026-11-24.sh PART
 #   e2e:   PyTorch end to end, then the WebGPU end-to-end study with its floor probe (same run),
 #          the 4e9-element streaming scan, steady-state kernel times (regression check)
-#   conv:  the seed conv2d and convLayer rows: cpu, Piscina, onnxruntime (1 and 16 threads), the
-#          router, with the bench's memory floor (one run, so Piscina and onnxruntime are compared
-#          in the same run), then the Piscina scaling table
-#   rest:  the seed stencil3d, scan and grid search rows of cpu, Piscina, WebGPU and the router
+#   conv:  the seed conv2d and convLayer rows (default variants): cpu, Piscina, WebGPU, onnxruntime
+#          (1 and 16 threads) and the router, with the bench's memory floor, in one run; then the
+#          2-thread split study on two cores
+#   rest:  the seed stencil3d, scan and grid search rows (default variants) of cpu, Piscina, WebGPU
+#          and the router; then the Piscina scaling table for conv2d and convLayer
 set -u
 part=${1:?part e2e|conv|rest}
 bench() { # $1 = name, $2 = seconds, then bench arguments
@@ -21,9 +22,11 @@ case $part in
     timeout 120 node apps/studies/dist/webgpu/scan-huge.js --adapter hardware --workers 15 --out "$OUT/scan-huge" > "$OUT/scan-huge.log" 2>&1; echo "scan-huge rc=$?"; grep -v Warning "$OUT/scan-huge.log" | tail -15
     timeout 120 node apps/studies/dist/webgpu/steady.js --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -25 ;;
   conv)
-    bench conv 480 --op conv2d,convLayer --backend cpu,piscina,onnxruntime,kernelkit
-    timeout 100 node apps/studies/dist/piscina/scaling.js --help > /dev/null 2>&1 && echo "scaling: see part scaling" ;;
+    bench conv 400 --op conv2d,convLayer --backend cpu,piscina,webgpu,onnxruntime,kernelkit --variant wasm-simd,auto,gemm,1t,16t,routed
+    # Two threads on two physical cores of a quiet machine: does the 2-thread split scale?
+    timeout 150 taskset -c 2,3 node apps/studies/dist/piscina/split.js --workloads conv2d-k11,conv2d-k5,l1-b100,l2-b100,l1-b1000 --rounds 9 --patience 20 --out "$OUT/split" > "$OUT/split.log" 2>&1; echo "split rc=$?"; tail -30 "$OUT/split/piscina-split.md" ;;
   rest)
-    bench rest 560 --op stencil3d,scan,gridSearch --backend cpu,piscina,webgpu,kernelkit ;;
+    bench rest 400 --op stencil3d,scan,gridSearch --backend cpu,piscina,webgpu,kernelkit --variant wasm-simd,sequential,two-pass,pruned,streamed,decoupled-subgroups,decoupled,routed
+    timeout 170 node apps/studies/dist/piscina/scaling.js --ops conv2d,convLayer --budget-s 160 --out "$OUT/scaling" > "$OUT/scaling.log" 2>&1; echo "scaling rc=$?"; tail -20 "$OUT/scaling/piscina-scaling.md" ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac
