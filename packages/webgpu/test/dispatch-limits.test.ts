@@ -138,7 +138,7 @@ describe('a failed call leaves out untouched', () => {
     expect(verifyResult('conv2d', args, out)).toBeUndefined();
   });
 
-  it('chunked calls: a refused second chunk leaves out as it was (scan in chunks); convLayer on the chunk pipeline keeps the first chunk and nothing after it, and with a signal leaves out as it was', async () => {
+  it('chunked calls: a refused second chunk leaves out as it was (scan in chunks, convLayer on the chunk pipeline, with and without a signal)', async () => {
     await using chunky = await createWebGpuBackend({ adapter: 'software', scanChunkElements: 2048, convLayerChunkItems: 1, convLayerOverlap: false });
     const sc = scanCase('u32', 10_000, 43);
     const sout = new Uint32Array(10_000).fill(0xdeadbeef);
@@ -146,15 +146,10 @@ describe('a failed call leaves out untouched', () => {
     expect(await refused(chunky.scan(sc, { variant: 'reduce-then-scan', out: sout }))).toBeInstanceOf(DeviceError);
     expect(sout.every((v) => v === 0xdeadbeef)).toBe(true);
     const layer = convLayerCase([3, 2, 9, 9, 4, 3], 44);
-    const expected = (await chunky.convLayer(layer, { variant: 'direct' })).data;
-    const perImage = expected.length / 3;
-    // Without a signal the chunks land in `out` as they finish (README: `out` and failures).
     const lout = new Float32Array(layerLength(layer)).fill(-12345.5);
     failPass(chunky, 2);
     expect(await refused(chunky.convLayer(layer, { variant: 'direct', out: lout }))).toBeInstanceOf(DeviceError);
-    expect(lout.subarray(0, perImage)).toEqual(expected.subarray(0, perImage));
-    expect(lout.subarray(perImage).every((v) => v === -12345.5)).toBe(true);
-    // With a signal the backend writes `out` only on success.
+    expect(lout.every((v) => v === -12345.5)).toBe(true);
     const guarded = new Float32Array(layerLength(layer)).fill(-12345.5);
     failPass(chunky, 2);
     expect(await refused(chunky.convLayer(layer, { variant: 'direct', out: guarded, signal: new AbortController().signal }))).toBeInstanceOf(DeviceError);

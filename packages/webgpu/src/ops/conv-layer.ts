@@ -302,11 +302,14 @@ async function runPlan(gpu: GpuDevice, p: ResidentProblem<'convLayer'>, ctx: OpC
     const data = gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, convLayerOutputLength(p));
     return { data, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
   }
-  // Straight into `out` (see runtime/pipeline.ts for what a failure leaves there).
-  const out = ctx.out ?? gpu.output(Float32Array, convLayerOutputLength(p));
+  // Several chunks go into an array of our own first: a failure half way must not leave `out` partly written.
+  const length = convLayerOutputLength(p);
+  const direct = ctx.out !== undefined && imagesPerChunk(gpu, shape, chunking) >= p.batch;
+  const out = direct ? ctx.out! : gpu.output(Float32Array, length);
   const r = await runLayer(gpu, shape, src, { host: out }, plan, job);
+  if (ctx.out !== undefined && out !== ctx.out) ctx.out.set(out);
   const chunk = chunkNote(r);
-  return { data: out, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
+  return { data: ctx.out ?? out, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
 }
 
 function shapeOf(p: ResidentProblem<'convLayer'>): Shape {

@@ -232,10 +232,12 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, t
 
 async function runConv2d(gpu: GpuDevice, p: Conv2dProblem, ctx: OpContext<Float32Array>, plan: Plan): Promise<OpOutput<Float32Array>> {
   const length = conv2dOutputLength(p);
-  // Straight into `out` (see runtime/pipeline.ts for what a failure leaves there).
-  const target = ctx.out ?? gpu.output(Float32Array, length);
+  // Several chunks go into an array of our own first: a failure half way must not leave `out` partly written.
+  const direct = ctx.out !== undefined && conv2dChunks(p, chunkBytesOf(gpu)).length === 1;
+  const target = direct ? ctx.out! : gpu.output(Float32Array, length);
   const times = await gpu.exclusive(() => conv2dBody(gpu, p, target, ctx.timing, plan, ctx.signal));
-  return { data: target, ...times, notes: plan.note === undefined ? undefined : [plan.note] };
+  if (ctx.out !== undefined && target !== ctx.out) ctx.out.set(target);
+  return { data: ctx.out ?? target, ...times, notes: plan.note === undefined ? undefined : [plan.note] };
 }
 
 /** Runs one config, as `auto` would after picking it: what the tests check every candidate with. */

@@ -11,10 +11,10 @@
  * bounded by `sets` chunks whatever the call's size. Each chunk's readback is gated on its own
  * passes having been accepted, so a refused pass never reaches the caller's memory.
  *
- * Chunks are read straight into the caller's `out`. The backend kit hands a runner `out` only
- * for calls without a signal (with one it writes `out` itself after the last abort check), so
- * an abort never leaves `out` partly written; a device failure half way through a call in
- * several chunks (loss, a refused pass) leaves the chunks finished before it in `out`.
+ * A call of one chunk reads straight into the caller's `out`; the ops read a call of several
+ * into an array of their own and copy it into `out` only once every chunk is done, so a device
+ * failure half way (loss, a refused pass) never leaves `out` partly written. (With a signal the
+ * backend kit already hands the runner no `out`.)
  */
 import { InvalidArgumentError, throwIfAborted } from '@kernelkit/core';
 import type { Dispatch, GpuDevice, ReadRegion } from './device.js';
