@@ -10,7 +10,7 @@ import { DEVICE_LIMITS } from './runtime/adapter.js';
 import { setPassHook, setRecreateHook, type GpuDevice, type GpuDeviceStats } from './runtime/device.js';
 import { processLiveBuffers } from './runtime/ledger.js';
 import { setPipelineChunkBytes as setChunkBytesHook } from './runtime/pipeline.js';
-import { deviceOf } from './runtime/registry.js';
+import { deviceOf, devicesOf } from './runtime/registry.js';
 import type { Program } from './runtime/program.js';
 
 export type { GpuDeviceStats } from './runtime/device.js';
@@ -29,9 +29,34 @@ export function cachedPipelines(backend: Backend): number {
   return deviceOf(backend).stats().pipelines;
 }
 
-/** Buffers (live, idle, owned), pipelines, device generation, usability, whether the Dawn instance is held. */
-export function webgpuStats(backend: Backend): GpuDeviceStats {
-  return deviceOf(backend).stats();
+/** Buffers (live, idle, owned), pipelines, device generation, usability, whether the Dawn instance is held; of device `device` (option `devices`; default the first). */
+export function webgpuStats(backend: Backend, device = 0): GpuDeviceStats {
+  return nthDevice(backend, device).stats();
+}
+
+/** How many devices the backend opened (option `devices`). */
+export function webgpuDeviceCount(backend: Backend): number {
+  return devicesOf(backend).length;
+}
+
+function nthDevice(backend: Backend, device: number): GpuDevice {
+  const gpus = devicesOf(backend);
+  assertInteger(device, 'device', 0, gpus.length - 1);
+  return gpus[device]!;
+}
+
+/**
+ * Loses device `device` (option `devices`) while it encodes its next pass, as a driver reset
+ * in the middle of a call would: that call's work on it rejects with a device-loss DeviceError,
+ * and a sharded call hands the shard to another device.
+ */
+export function loseDeviceDuringNextPass(backend: Backend, device: number): void {
+  const gpu = nthDevice(backend, device);
+  setPassHook(gpu, (dispatches) => {
+    setPassHook(gpu, undefined);
+    gpu.device.destroy();
+    return dispatches;
+  });
 }
 
 /** The backend's current device's value of each limit the runtime raises (runtime/adapter.ts DEVICE_LIMITS). */
@@ -47,8 +72,8 @@ export function deviceLimits(backend: Backend): Record<string, number> {
  * in flight rejects with DeviceError; the next call recreates the device. Resolves once the
  * backend has seen the loss.
  */
-export function loseDevice(backend: Backend): Promise<void> {
-  return deviceOf(backend).loseDevice();
+export function loseDevice(backend: Backend, device = 0): Promise<void> {
+  return nthDevice(backend, device).loseDevice();
 }
 
 /** Makes the next device recreation fail with `reason`, to exercise the unusable-backend path. */
@@ -66,9 +91,9 @@ export function failNextDeviceRecreation(backend: Backend, reason: string): void
  * for maxComputeWorkgroupsPerDimension + 1 workgroups in x. The op call running it rejects with
  * DeviceError; what a failed call must leave alone (the caller's `out`) can then be checked.
  */
-export function failPass(backend: Backend, nth = 1): void {
+export function failPass(backend: Backend, nth = 1, device = 0): void {
   assertInteger(nth, 'nth', 1);
-  const gpu = deviceOf(backend);
+  const gpu = nthDevice(backend, device);
   let left = nth;
   setPassHook(gpu, (dispatches) => {
     if (dispatches.length === 0 || --left > 0) return dispatches;
@@ -114,7 +139,7 @@ export function setOutputPrefault(backend: Backend, on: boolean): void {
  */
 export function setPipelineChunkBytes(backend: Backend, bytes: number | undefined): void {
   if (bytes !== undefined) assertInteger(bytes, 'bytes', 16);
-  setChunkBytesHook(deviceOf(backend), bytes);
+  for (const gpu of devicesOf(backend)) setChunkBytesHook(gpu, bytes);
 }
 
 /** Staging buffers the backend's current device holds, uploads and readbacks together (at most 2 × slices). */

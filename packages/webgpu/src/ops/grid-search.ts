@@ -3,6 +3,7 @@ import { gridPointPasses, PointSink, U32F, type GridPoints, type GridSearchProbl
 import type { Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import { grid1d } from '../runtime/usage.js';
+import { progressSum, runShards, shardContext, shardNote, shardTimes } from '../runtime/shards.js';
 import { addMs, callTimes, SUBMIT_MS, workPerSubmit, type WorkRate } from './common.js';
 
 /**
@@ -99,8 +100,16 @@ function shapeOf(p: GridSearchProblem, minInnerAxes: number): GridShape {
 type Kind = 'naive' | 'optimized' | 'pruned';
 
 async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<GridPoints>, kind: Kind): Promise<OpOutput<GridPoints>> {
+  const { out, rechecked } = await searchGrid(gpu, p, ctx, kind);
+  return { ...out, notes: [screenNote(rechecked, out.data.count)] };
+}
+
+const screenNote = (rechecked: number, passed: number): string => `f32 screen nominated ${rechecked} points; re-checked in f64, ${passed} pass`;
+
+/** The search on one device, and how many nominees the f32 screen handed to the f64 re-check. */
+async function searchGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<GridPoints>, kind: Kind): Promise<{ out: OpOutput<GridPoints> & { readonly data: GridPoints }; rechecked: number }> {
   const sink = new PointSink(p.d, p.maxPoints);
-  if (p.total === 0) return { data: sink.finish(), kernelMs: 0, uploadMs: 0, readbackMs: 0 };
+  if (p.total === 0) return { out: { data: sink.finish(), kernelMs: 0, uploadMs: 0, readbackMs: 0 }, rechecked: 0 };
   const shape = shapeOf(p, 1);
   // Pruned: each thread walks the last r axes (all the inner ones when fewer remain).
   const r = Math.min(PRUNED_DEPTH, p.d - shape.outer);
@@ -194,8 +203,66 @@ async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<Grid
     }
     return callTimes(gpu, kernelMs);
   });
-  const data = sink.finish();
-  return { data, ...times, notes: [`f32 screen nominated ${rechecked} points; re-checked in f64, ${data.count} pass`] };
+  return { out: { data: sink.finish(), ...times }, rechecked };
+}
+
+/**
+ * The grid cut into about `target` sub-grids in lexicographic order: the axes before some axis k
+ * fixed to one value each, axis k cut into contiguous ranges. Concatenating the sub-grids' passing
+ * points in this order gives the whole grid's points in its lexicographic order.
+ */
+export function gridShards(p: GridSearchProblem, target: number): GridSearchProblem[] {
+  let k = 0;
+  let prefixes = 1;
+  while (k < p.d - 1 && prefixes * p.counts[k]! < target) prefixes *= p.counts[k++]!;
+  const ranges = Math.max(1, Math.min(p.counts[k]!, Math.ceil(target / prefixes)));
+  const shards: GridSearchProblem[] = [];
+  for (let pre = 0; pre < prefixes; pre++) {
+    const fixed: number[] = [];
+    for (let j = k - 1, r = pre; j >= 0; j--) {
+      fixed[j] = r % p.counts[j]!;
+      r = Math.floor(r / p.counts[j]!);
+    }
+    for (let i = 0; i < ranges; i++) {
+      const a = Math.floor((i * p.counts[k]!) / ranges);
+      const b = Math.floor(((i + 1) * p.counts[k]!) / ranges);
+      const axes = p.axes.map((axis, j) => (j < k ? axis.subarray(fixed[j]!, fixed[j]! + 1) : j === k ? axis.subarray(a, b) : axis));
+      const counts = axes.map((axis) => axis.length);
+      // dims stay the caller's: the kernels read axes and counts only.
+      shards.push({ ...p, axes, counts, total: counts.reduce((x, y) => x * y, 1) });
+    }
+  }
+  return shards;
+}
+
+/** Sub-grids per device: devices that free up early take the remaining ones. */
+const GRID_SHARDS_PER_DEVICE = 4;
+
+/** The grid search over several devices: sub-grids (gridShards) merged in order, byte-identical to one device's result. */
+export function shardedGridSearchOp(devices: readonly GpuDevice[]): OpImplementation<'gridSearch'> {
+  const run = async (p: GridSearchProblem, ctx: OpContext<GridPoints>, kind: Kind): Promise<OpOutput<GridPoints>> => {
+    if (p.total === 0) return runGrid(devices[0]!, p, ctx, kind);
+    const shards = gridShards(p, devices.length * GRID_SHARDS_PER_DEVICE);
+    const progress = progressSum(shards.length, p.total, 'points', ctx.onProgress);
+    const r = await runShards(devices, shards.length, ctx.signal, (gpu, i, signal) => searchGrid(gpu, shards[i]!, shardContext(ctx, undefined, signal, progress?.(i)), kind));
+    const sink = new PointSink(p.d, p.maxPoints);
+    let rechecked = 0;
+    for (const s of r.results) {
+      rechecked += s.rechecked;
+      if (!sink.appendAll(s.out.data.points, s.out.data.count)) throw new LimitExceededError('maxPoints', `more than ${p.maxPoints} points pass; raise maxPoints or tighten the constraints`);
+    }
+    const outs = { ...r, results: r.results.map((s) => s.out) };
+    const data = sink.finish();
+    return { data, ...shardTimes(devices.length, outs), notes: [shardNote(devices.length, r), screenNote(rechecked, data.count)] };
+  };
+  return {
+    defaultVariant: 'pruned',
+    variants: {
+      naive: (p, ctx) => run(p, ctx, 'naive'),
+      optimized: (p, ctx) => run(p, ctx, 'optimized'),
+      pruned: (p, ctx) => run(p, ctx, 'pruned'),
+    },
+  };
 }
 
 export function gridSearchOp(gpu: GpuDevice): OpImplementation<'gridSearch'> {

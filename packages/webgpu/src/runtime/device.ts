@@ -6,6 +6,7 @@ import { deviceRequest, Generation, type DeviceRequest } from './generation.js';
 import { BufferLedger } from './ledger.js';
 import type { Program } from './program.js';
 import { freshOutput } from './fresh-output.js';
+import { markDeviceLoss } from './shards.js';
 import { DEFAULT_STAGING, SMALL_WRITE_BYTES, TransferClock, type StagingShape } from './transfer.js';
 import { BUF } from './usage.js';
 
@@ -45,6 +46,8 @@ export interface GpuDeviceStats {
   readonly usable: boolean;
   /** Whether the Dawn create() object is still referenced (false after destroy: the process can exit). */
   readonly holdsInstance: boolean;
+  /** Exclusive calls run on this device so far (a sharded op call makes one per shard it takes). */
+  readonly calls: number;
 }
 
 /**
@@ -207,7 +210,7 @@ export class GpuDevice {
         await Promise.race([gen.lost.catch(() => {}), new Promise((r) => setTimeout(r, LOSS_SETTLE_MS))]);
       }
       if (gen.lostReason !== undefined) {
-        throw new DeviceError(`the WebGPU device was lost during this call (${gen.lostReason}); the next call recreates it`, { cause: failed ? failure : errors[0] });
+        throw markDeviceLoss(new DeviceError(`the WebGPU device was lost during this call (${gen.lostReason}); the next call recreates it`, { cause: failed ? failure : errors[0] }));
       }
       if (errors.length > 0) throw scopeFailure(errors, failed ? failure : undefined);
       throw failure;
@@ -241,12 +244,17 @@ export class GpuDevice {
       this.recoveries.push(`the WebGPU device was lost (${old.lostReason ?? 'destroyed'}) and recreated`);
       return this.gen;
     } catch (e) {
-      this.unusable = new DeviceError(
+      this.unusable = markDeviceLoss(new DeviceError(
         `the WebGPU device was lost (${old.lostReason ?? 'destroyed'}) and could not be recreated (${(e as Error).message}); this backend is unusable: dispose it`,
         { cause: e },
-      );
+      ));
       throw this.unusable;
     }
+  }
+
+  /** False once a lost device could not be recreated (or while disposing). */
+  get usable(): boolean {
+    return this.unusable === undefined && !this.closing;
   }
 
   /** Throws the unusable-backend DeviceError, if recreation failed, before any work. */
@@ -530,6 +538,7 @@ export class GpuDevice {
       generation: this.gen.id,
       usable: this.unusable === undefined && !this.closing,
       holdsInstance: this.opened !== undefined,
+      calls: this.calls,
     };
   }
 
