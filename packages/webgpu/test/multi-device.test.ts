@@ -3,7 +3,7 @@ import { AbortError, DeviceError, InvalidArgumentError } from '@kernelkit/core';
 import { convLayerOutputLength, convLayerOutputShape, conv2dOutputLength, gridSearchReference, validateGridSearch, type GridSearchArgs } from '@kernelkit/ops';
 import { conv2dCase, convLayerCase, GRID_CASES } from '@kernelkit/ops/testing';
 import { createWebGpuBackend } from '../src/index.js';
-import { failPass, liveGpuBuffers, loseDeviceDuringNextPass, webgpuDeviceCount, webgpuStats } from '../src/testing.js';
+import { failPass, liveGpuBuffers, loseDeviceDuringNextPass, setPipelineChunkBytes, webgpuDeviceCount, webgpuStats } from '../src/testing.js';
 import { batchRanges, runShards } from '../src/runtime/shards.js';
 import { gridShards } from '../src/ops/grid-search.js';
 
@@ -96,6 +96,15 @@ describe('several WebGPU devices (devices: 2 on the software adapter)', () => {
     const out = new Float32Array(LAYER_LENGTH).fill(-1);
     await b.convLayer(LAYER, { variant: 'gemm', out });
     expect(out).toEqual(layerOne.data);
+    // Shards of several chunks each, written straight into the call's own output.
+    setPipelineChunkBytes(b, 1024);
+    try {
+      const chunked = await b.convLayer(LAYER, { variant: 'gemm' });
+      expect(chunked.data).toEqual(layerOne.data);
+      expect(chunked.notes.join('\n')).toMatch(/chunks/);
+    } finally {
+      setPipelineChunkBytes(b, undefined);
+    }
 
     before = await calls();
     const conv = await b.conv2d(CONV, { variant: 'tiled' });
@@ -135,11 +144,17 @@ describe('several WebGPU devices (devices: 2 on the software adapter)', () => {
     expect(e).toBeInstanceOf(DeviceError);
     expect((e as Error).message).toMatch(/every one of the 2 WebGPU devices was lost/);
     expect(out.every((v) => v === -7)).toBe(true);
-    // And without a signal too: the shards write an array of their own, copied once all are done.
-    loseDeviceDuringNextPass(b, 0);
-    loseDeviceDuringNextPass(b, 1);
-    await expect(b.convLayer(LAYER, { variant: 'direct', out })).rejects.toBeInstanceOf(DeviceError);
-    expect(out.every((v) => v === -7)).toBe(true);
+    // And without a signal too, in shards of several chunks: the shards write an array of their
+    // own, copied into out once all are done.
+    setPipelineChunkBytes(b, 1024);
+    try {
+      loseDeviceDuringNextPass(b, 0);
+      loseDeviceDuringNextPass(b, 1);
+      await expect(b.convLayer(LAYER, { variant: 'direct', out })).rejects.toBeInstanceOf(DeviceError);
+      expect(out.every((v) => v === -7)).toBe(true);
+    } finally {
+      setPipelineChunkBytes(b, undefined);
+    }
   });
 
   it('a refused pass on one device rejects the call with DeviceError (no re-run, nothing partial); the devices stay usable', async () => {

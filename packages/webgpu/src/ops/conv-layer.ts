@@ -2,6 +2,7 @@ import { assertBoolean, assertInteger, assertObject, LimitExceededError, throwIf
 import { convLayerFlops, convLayerOutputLength, isDeviceArray, type ConvLayerProblem, type DeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem } from '@kernelkit/ops';
 import { gpuDeviceArray, residentBuffer } from '../runtime/device-array.js';
 import type { GpuDevice } from '../runtime/device.js';
+import { isScratchOutput } from '../runtime/shards.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
 import { chunkBytesOf, PIPELINE_SETS, runChunked } from '../runtime/pipeline.js';
@@ -303,8 +304,9 @@ async function runPlan(gpu: GpuDevice, p: ResidentProblem<'convLayer'>, ctx: OpC
     return { data, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
   }
   // Several chunks go into an array of our own first: a failure half way must not leave `out` partly written.
+  // A sharded call's own output (runtime/shards.ts) is such an array already.
   const length = convLayerOutputLength(p);
-  const direct = ctx.out !== undefined && imagesPerChunk(gpu, shape, chunking) >= p.batch;
+  const direct = ctx.out !== undefined && (isScratchOutput(ctx.out) || imagesPerChunk(gpu, shape, chunking) >= p.batch);
   const out = direct ? ctx.out! : gpu.output(Float32Array, length);
   const r = await runLayer(gpu, shape, src, { host: out }, plan, job);
   if (ctx.out !== undefined && out !== ctx.out) ctx.out.set(out);

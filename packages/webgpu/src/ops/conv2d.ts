@@ -1,6 +1,7 @@
 import { LimitExceededError, throwIfAborted } from '@kernelkit/core';
 import { conv2dOutputLength, conv2dPixels, type Conv2dProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import type { GpuDevice } from '../runtime/device.js';
+import { isScratchOutput } from '../runtime/shards.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
 import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
@@ -233,7 +234,8 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, t
 async function runConv2d(gpu: GpuDevice, p: Conv2dProblem, ctx: OpContext<Float32Array>, plan: Plan): Promise<OpOutput<Float32Array>> {
   const length = conv2dOutputLength(p);
   // Several chunks go into an array of our own first: a failure half way must not leave `out` partly written.
-  const direct = ctx.out !== undefined && conv2dChunks(p, chunkBytesOf(gpu)).length === 1;
+  // A sharded call's own output (runtime/shards.ts) is such an array already.
+  const direct = ctx.out !== undefined && (isScratchOutput(ctx.out) || conv2dChunks(p, chunkBytesOf(gpu)).length === 1);
   const target = direct ? ctx.out! : gpu.output(Float32Array, length);
   const times = await gpu.exclusive(() => conv2dBody(gpu, p, target, ctx.timing, plan, ctx.signal));
   if (ctx.out !== undefined && target !== ctx.out) ctx.out.set(target);
