@@ -53,6 +53,7 @@ export function formatDoctor(r: DoctorReport): string {
     const p = r.webgpuProbe.value;
     lines.push(`  available: ${p.available}${p.software === undefined ? '' : `, software: ${p.software}`}${p.reason ? ` — ${p.reason}` : ''}`);
     if (p.adapter) lines.push(...formatAdapter(p.adapter));
+    if (p.gpus) lines.push(`  GPUs:     ${p.gpus.usable} usable with devices: 'all' (told apart ${p.gpus.toldApart}); ${p.gpus.onHost === undefined ? 'PCI bus not readable' : `${p.gpus.onHost} on the PCI bus`}`);
   } else lines.push(`  errored: ${r.webgpuProbe.message}`);
   const pool = r.backends.find((b) => b.backend === 'piscina');
   lines.push('', `piscina workers: ${pool?.status === 'available' ? String(pool.info.threads ?? '?') : 'n/a'}`);

@@ -141,7 +141,7 @@ function kernelsOf(
  */
 export async function createKernels(options: CreateKernelsOptions = {}, loaders: BackendLoaders = defaultLoaders, env: NodeJS.ProcessEnv = process.env): Promise<Kernels> {
   const mode = readOptions(options, env);
-  const { threads, adapter } = readResolveOptions(options, env);
+  const { threads, adapter, webgpuDevices } = readResolveOptions(options, env);
   // Also in 'auto': the backend today's order picks is the default for ops without a prediction,
   // and starting it here keeps the promise that a Kernels object has a working backend.
   const t0 = performance.now();
@@ -168,7 +168,7 @@ export async function createKernels(options: CreateKernelsOptions = {}, loaders:
 
   const inChild = (options.calibrateIn ?? (loaders === defaultLoaders ? 'child' : 'process')) === 'child';
   const router = new Router({
-    candidates: autoCandidates(threads, adapter),
+    candidates: autoCandidates(threads, adapter, webgpuDevices),
     loaders,
     fallback: { name: selected, backend: b, startMs: fallbackStartMs },
     ...(options.costModel === undefined ? {} : { costModel: options.costModel }),

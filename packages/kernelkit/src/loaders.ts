@@ -5,6 +5,8 @@ import type { GpujsMode, ModeProbe } from '@kernelkit/gpujs';
 export interface LoadOptions {
   readonly threads?: number;
   readonly adapter?: AdapterKind;
+  /** The WebGPU backend's `devices` option. */
+  readonly webgpuDevices?: number | 'all';
   readonly gpujsMode?: GpujsMode;
 }
 
@@ -65,7 +67,7 @@ export function packageLoaders(importModule?: ImportModule): BackendLoaders {
   return {
     cpu: async () => (await load<CpuModule>('cpu')).createCpuBackend(),
     piscina: async (o) => (await load<PiscinaModule>('piscina')).createPiscinaBackend(o.threads === undefined ? {} : { threads: o.threads }),
-    webgpu: async (o) => (await load<WebGpuModule>('webgpu')).createWebGpuBackend({ adapter: o.adapter ?? 'hardware' }),
+    webgpu: async (o) => (await load<WebGpuModule>('webgpu')).createWebGpuBackend({ adapter: o.adapter ?? 'hardware', ...(o.webgpuDevices === undefined ? {} : { devices: o.webgpuDevices }) }),
     gpujs: async (o) => (await load<GpujsModule>('gpujs')).createGpujsBackend(o.gpujsMode === undefined ? {} : { mode: o.gpujsMode }),
     probeWebGpu: async () => {
       try {

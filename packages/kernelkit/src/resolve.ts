@@ -11,6 +11,8 @@ export interface ResolveOptions {
   readonly threads?: number;
   /** WebGPU adapter kind; wins over KERNELKIT_ADAPTER. */
   readonly adapter?: AdapterKind;
+  /** The WebGPU backend's `devices` option: GPU devices one call is sharded over (default 1; see @kernelkit/webgpu). */
+  readonly webgpuDevices?: number | 'all';
 }
 
 export interface ResolveContext {
@@ -34,7 +36,7 @@ function checkName(value: unknown, name: string): asserts value is BackendName {
 }
 
 /** Validates the options; every error names the option (or the environment variable). */
-export function readResolveOptions(options: ResolveOptions, env: NodeJS.ProcessEnv): { order: readonly BackendName[]; forced?: BackendName; adapter?: AdapterKind; threads?: number } {
+export function readResolveOptions(options: ResolveOptions, env: NodeJS.ProcessEnv): { order: readonly BackendName[]; forced?: BackendName; adapter?: AdapterKind; threads?: number; webgpuDevices?: number | 'all' } {
   if (options.backends !== undefined) {
     if (!Array.isArray(options.backends) || options.backends.length === 0) throw new InvalidArgumentError('options.backends', 'expected a non-empty array of backend names');
     options.backends.forEach((b, i) => checkName(b, `options.backends[${i}]`));
@@ -44,6 +46,7 @@ export function readResolveOptions(options: ResolveOptions, env: NodeJS.ProcessE
     throw new InvalidArgumentError('options.adapter', `expected one of ${ADAPTER_KINDS.join(', ')}, got ${JSON.stringify(options.adapter)}`);
   }
   if (options.threads !== undefined) assertInteger(options.threads, 'options.threads', 1, 1024);
+  if (options.webgpuDevices !== undefined && options.webgpuDevices !== 'all') assertInteger(options.webgpuDevices, 'options.webgpuDevices', 1, 16);
   // Env is read (and validated) even when an option overrides it: a typo there should not hide.
   const envBackend = readEnumEnv('KERNELKIT_BACKEND', BACKEND_NAMES, env);
   const envAdapter = readEnumEnv('KERNELKIT_ADAPTER', ADAPTER_KINDS, env);
@@ -54,6 +57,7 @@ export function readResolveOptions(options: ResolveOptions, env: NodeJS.ProcessE
     ...(forced === undefined ? {} : { forced }),
     ...(adapter === undefined ? {} : { adapter }),
     ...(options.threads === undefined ? {} : { threads: options.threads }),
+    ...(options.webgpuDevices === undefined ? {} : { webgpuDevices: options.webgpuDevices }),
   };
 }
 
@@ -64,8 +68,8 @@ export function readResolveOptions(options: ResolveOptions, env: NodeJS.ProcessE
  */
 export async function resolveBackend(options: ResolveOptions = {}, ctx: ResolveContext = {}): Promise<Resolved> {
   const loaders = ctx.loaders ?? defaultLoaders;
-  const { order, forced, adapter, threads } = readResolveOptions(options, ctx.env ?? process.env);
-  const load: LoadOptions = { ...(threads === undefined ? {} : { threads }), ...(adapter === undefined ? {} : { adapter }) };
+  const { order, forced, adapter, threads, webgpuDevices } = readResolveOptions(options, ctx.env ?? process.env);
+  const load: LoadOptions = { ...(threads === undefined ? {} : { threads }), ...(adapter === undefined ? {} : { adapter }), ...(webgpuDevices === undefined ? {} : { webgpuDevices }) };
 
   if (forced !== undefined) {
     try {

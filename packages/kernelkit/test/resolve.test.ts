@@ -105,6 +105,13 @@ describe('forced backends', () => {
     expect(calls.log[0]?.options.threads).toBe(3);
     await r.backend.dispose();
   });
+
+  it('passes webgpuDevices to WebGPU (its devices option)', async () => {
+    const { loaders, calls } = fakeLoaders({ webgpu: { ok: true } });
+    const r = await resolveBackend({ backend: 'webgpu', webgpuDevices: 2 }, { loaders, env: noEnv });
+    expect(calls.log[0]?.options.webgpuDevices).toBe(2);
+    await r.backend.dispose();
+  });
 });
 
 describe('invalid options and environment', () => {
@@ -124,6 +131,7 @@ describe('invalid options and environment', () => {
     [{ backends: ['cpu', 'tpu'] }, 'options.backends[1]'],
     [{ adapter: 'gpu' }, 'options.adapter'],
     [{ threads: 0 }, 'options.threads'],
+    [{ webgpuDevices: 0 }, 'options.webgpuDevices'],
   ])('rejects %o naming the option', async (options, name) => {
     const err = await resolveBackend(options as never, { loaders, env: noEnv }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvalidArgumentError);

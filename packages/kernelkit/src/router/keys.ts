@@ -24,6 +24,7 @@ export async function backendKey(c: Candidate, loaders: Pick<BackendLoaders, 'pr
 }
 
 /** The backends auto-routing chooses among: WebGPU on any adapter (calibration decides whether a software one earns calls), Piscina, the CPU. */
-export function autoCandidates(threads: number | undefined, adapter: AdapterKind | undefined): Candidate[] {
-  return DEFAULT_ORDER.map((name) => ({ name, load: name === 'webgpu' ? { adapter: adapter ?? 'any' } : threads === undefined ? {} : { threads } }));
+// The calibration key stays the adapter's: a backend sharding over several devices is measured as one.
+export function autoCandidates(threads: number | undefined, adapter: AdapterKind | undefined, webgpuDevices?: number | 'all'): Candidate[] {
+  return DEFAULT_ORDER.map((name) => ({ name, load: name === 'webgpu' ? { adapter: adapter ?? 'any', ...(webgpuDevices === undefined ? {} : { webgpuDevices }) } : threads === undefined ? {} : { threads } }));
 }

@@ -4,6 +4,7 @@ process.env.EGL_PLATFORM ??= 'surfaceless';
 
 import { create } from 'webgpu';
 import type { AdapterInfo } from '@kernelkit/ops';
+import { countGpus, hostGpuCount } from './devices.js';
 
 /**
  * Dawn flags for create() on the default (hardware) backend; toggles apply to every device it
@@ -122,6 +123,12 @@ export interface WebGpuProbe {
   readonly software?: boolean;
   readonly adapter?: AdapterInfo;
   readonly reason?: string;
+  /**
+   * GPUs the backend's `devices: 'all'` would use, how it tells them apart, and the GPUs on the
+   * host's PCI bus (undefined where that cannot be read): fewer usable than on the host means
+   * identical GPUs this process cannot reach (see runtime/devices.ts).
+   */
+  readonly gpus?: { readonly usable: number; readonly toldApart: string; readonly onHost: number | undefined };
 }
 
 let probeOnce: Promise<WebGpuProbe> | undefined;
@@ -132,7 +139,11 @@ let probeOnce: Promise<WebGpuProbe> | undefined;
  */
 export function probeWebGpu(): Promise<WebGpuProbe> {
   probeOnce ??= openAdapter('any').then(
-    (r): WebGpuProbe => ('reasons' in r ? { available: false, reason: r.reasons.join('; ') } : { available: true, software: r.info.software, adapter: r.info }),
+    async (r): Promise<WebGpuProbe> => {
+      if ('reasons' in r) return { available: false, reason: r.reasons.join('; ') };
+      const { gpus, toldApart } = await countGpus(r);
+      return { available: true, software: r.info.software, adapter: r.info, gpus: { usable: gpus, toldApart, onHost: hostGpuCount() } };
+    },
     (e: unknown): WebGpuProbe => ({ available: false, reason: (e as Error).message }),
   );
   return probeOnce;

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { InvalidArgumentError, assertInteger } from '@kernelkit/core';
 import { describeAdapter, reopenAdapter, type OpenedAdapter } from './adapter.js';
 import type { GpuDevice } from './device.js';
@@ -12,7 +13,7 @@ export const MAX_DEVICES = 16;
  * (a discrete and an integrated GPU, say); identical GPUs (two H100s) look the same and only the
  * first is reachable.
  */
-export const HOW_GPUS_ARE_TOLD_APART = "by adapter name (Dawn's node bindings select adapters by name and power preference; identical GPUs count once)";
+export const HOW_GPUS_ARE_TOLD_APART = "by adapter name: Dawn's node bindings select adapters by name and power preference, so identical GPUs count once";
 
 /** The adapters to open a device on: `n` on the opened adapter, or one per distinct GPU for 'all'. */
 export async function devicesToOpen(opened: OpenedAdapter, devices: number | 'all', flags: readonly string[] | undefined): Promise<OpenedAdapter[]> {
@@ -52,4 +53,27 @@ export function describeDevices(gpus: readonly GpuDevice[]): string {
 /** How many GPUs `devices: 'all'` would use, and how they are told apart (for `doctor`). Opens adapters only, no device. */
 export async function countGpus(opened: OpenedAdapter): Promise<{ gpus: number; toldApart: string }> {
   return { gpus: (await distinctGpus(opened)).length, toldApart: HOW_GPUS_ARE_TOLD_APART };
+}
+
+// PCI vendors whose display controllers are GPUs a compute backend could use (a server's BMC
+// VGA, ASPEED or Matrox, is not one).
+const GPU_VENDORS = new Set(['0x10de', '0x1002', '0x8086']);
+
+/**
+ * GPUs on the PCI bus (display controllers of NVIDIA, AMD or Intel, from /sys/bus/pci), or
+ * undefined where sysfs is not readable (not Linux, a sandbox): what `doctor` compares the
+ * devices the backend can use with.
+ */
+export function hostGpuCount(): number | undefined {
+  try {
+    let n = 0;
+    for (const dev of readdirSync('/sys/bus/pci/devices')) {
+      const cls = readFileSync(`/sys/bus/pci/devices/${dev}/class`, 'utf8').trim();
+      const vendor = readFileSync(`/sys/bus/pci/devices/${dev}/vendor`, 'utf8').trim();
+      if (cls.startsWith('0x03') && GPU_VENDORS.has(vendor)) n++;
+    }
+    return n;
+  } catch {
+    return undefined;
+  }
 }
