@@ -10,7 +10,7 @@ import { convLayerOp } from './ops/conv-layer.js';
 import { gridSearchOp, shardedGridSearchOp } from './ops/grid-search.js';
 import { scanOp } from './ops/scan.js';
 import { stencil3dOp } from './ops/stencil3d.js';
-import type { TunerOptions } from './tuning/tuner.js';
+import { shareTuners, type TunerOptions } from './tuning/tuner.js';
 
 export interface WebGpuBackendOptions {
   /** 'hardware' refuses software adapters, 'software' asks for llvmpipe; default 'any' (hardware first). */
@@ -89,6 +89,7 @@ export async function createWebGpuBackend(options: WebGpuBackendOptions = {}): P
     throw new BackendUnavailableError('the WebGPU device could not be created', [{ backend: 'webgpu', reason: (e as Error).message }], { cause: e });
   }
   const gpu = gpus[0]!;
+  shareTuners(gpus, tuning);
   const a = opened.info;
   const several = gpus.length > 1;
   const batchOp = <O extends 'conv2d' | 'convLayer'>(make: (g: GpuDevice) => OpImplementation<O>, perImage: (p: OpProblem<O>) => { input: number; output: number }): OpImplementation<O> =>

@@ -113,6 +113,19 @@ describe('several WebGPU devices (devices: 2 on the software adapter)', () => {
     expect(conv.data.length).toBe(conv2dOutputLength(CONV));
   });
 
+  it('auto: the shards share one tuner, so every device runs the same pick', async () => {
+    const b = await twoP;
+    // Each shard (8 images) is above the sweep threshold (SWEEP_MIN_FLOPS), so auto sweeps once.
+    const big = convLayerCase([16, 4, 24, 24, 8, 5], 9);
+    const r = await b.convLayer(big, { variant: 'auto' });
+    const picks = r.notes.filter((n) => n.startsWith('auto:'));
+    // One sweep (the other shard waited for it and took its pick), one config on both devices.
+    expect(picks).toHaveLength(2);
+    expect(picks.filter((n) => /tuned now/.test(n))).toHaveLength(1);
+    expect(new Set(picks.map((n) => n.slice(0, n.indexOf(' (')))).size).toBe(1);
+    expect(r.notes.join('\n')).toMatch(/sharded over 2 of 2/);
+  });
+
   it('a device lost mid-call: its shard re-runs on the other device, the result is whole, the next call recreates it', async () => {
     const b = await twoP;
     const want = gridSearchReference(validateGridSearch(GRID));

@@ -183,3 +183,14 @@ export function tunerFor(gpu: GpuDevice, options?: TunerOptions): Tuner {
   }
   return t;
 }
+
+/**
+ * Devices of one adapter (option `devices`) share the first one's Tuner: the shards of a sharded
+ * `auto` call then wait for one sweep and run the same pick, as one device would.
+ */
+export function shareTuners(devices: readonly GpuDevice[], options?: TunerOptions): void {
+  for (const gpu of devices) {
+    const first = devices.find((d) => adapterKeyOf(d) === adapterKeyOf(gpu))!;
+    tuners.set(gpu, tunerFor(first, options));
+  }
+}
