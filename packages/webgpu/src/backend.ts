@@ -83,7 +83,7 @@ export async function createWebGpuBackend(options: WebGpuBackendOptions = {}): P
   }
   const gpus: GpuDevice[] = [];
   try {
-    for (const adapter of await devicesToOpen(opened, (options as WebGpuBackendOptions).devices ?? 1, dawnFlags)) gpus.push(await GpuDevice.open(adapter, (options as WebGpuBackendOptions).clockWarmUpMs));
+    for (const adapter of await devicesToOpen(opened, (options as WebGpuBackendOptions).devices ?? 1)) gpus.push(await GpuDevice.open(adapter, (options as WebGpuBackendOptions).clockWarmUpMs));
   } catch (e) {
     for (const g of gpus) g.destroy();
     throw new BackendUnavailableError('the WebGPU device could not be created', [{ backend: 'webgpu', reason: (e as Error).message }], { cause: e });

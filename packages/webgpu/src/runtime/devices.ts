@@ -16,13 +16,12 @@ export const MAX_DEVICES = 16;
 export const HOW_GPUS_ARE_TOLD_APART = "by adapter name: Dawn's node bindings select adapters by name and power preference, so identical GPUs count once";
 
 /** The adapters to open a device on: `n` on the opened adapter, or one per distinct GPU for 'all'. */
-export async function devicesToOpen(opened: OpenedAdapter, devices: number | 'all', flags: readonly string[] | undefined): Promise<OpenedAdapter[]> {
+export async function devicesToOpen(opened: OpenedAdapter, devices: number | 'all'): Promise<OpenedAdapter[]> {
   if (devices === 'all') return distinctGpus(opened);
   assertInteger(devices, 'options.devices', 1, MAX_DEVICES);
   const out: OpenedAdapter[] = [opened];
   // An adapter makes one device only: each further device gets a fresh adapter of the same GPU.
   for (let i = 1; i < devices; i++) out.push({ ...opened, adapter: await reopenAdapter(opened) });
-  void flags;
   return out;
 }
 

@@ -165,9 +165,8 @@ export function progressSum(shards: number, total: number, unit: string, report:
 
 /**
  * A batch op (conv2d, convLayer) sharded by image ranges: `parts` ranges, each run by `run` on
- * the device that takes it, writing its slice of one output. `intoOut`: shards write the caller's
- * `out` directly (convLayer's policy: a device failure may leave finished shards there); else
- * they write an array of our own, copied to `out` once every shard is done (conv2d's policy).
+ * the device that takes it, writing its slice of one output of our own, which is copied into the
+ * caller's `out` (if any) only once every shard is done.
  */
 export async function runBatchShards<P extends { readonly input: Float32Array; readonly batch: number }>(
   devices: readonly GpuDevice[],
@@ -175,12 +174,11 @@ export async function runBatchShards<P extends { readonly input: Float32Array; r
   ctx: OpContext<Float32Array>,
   perImage: { readonly input: number; readonly output: number },
   parts: number,
-  intoOut: boolean,
   run: (device: number, shard: P, ctx: OpContext<Float32Array>) => Promise<OpOutput<Float32Array>>,
 ): Promise<OpOutput<Float32Array>> {
   const ranges = batchRanges(p.batch, parts);
-  const target = intoOut && ctx.out !== undefined ? ctx.out : devices[0]!.output(Float32Array, p.batch * perImage.output);
-  if (target !== ctx.out) scratchOutputs.add(target.buffer);
+  const target = devices[0]!.output(Float32Array, p.batch * perImage.output);
+  scratchOutputs.add(target.buffer);
   const progress = progressSum(ranges.length, p.batch, 'images', ctx.onProgress);
   const r = await runShards(devices, ranges.length, ctx.signal, async (_gpu, i, signal, d) => {
     const { start, count } = ranges[i]!;
@@ -190,7 +188,7 @@ export async function runBatchShards<P extends { readonly input: Float32Array; r
     if (out.data !== slice) slice.set(out.data as Float32Array);
     return out;
   });
-  if (ctx.out !== undefined && target !== ctx.out) ctx.out.set(target);
+  if (ctx.out !== undefined) ctx.out.set(target);
   return { data: ctx.out ?? target, ...shardTimes(devices.length, r), notes: [shardNote(devices.length, r), ...shardNotes(r)] };
 }
 
@@ -211,7 +209,7 @@ export function shardBatchOp<O extends 'conv2d' | 'convLayer'>(
       const input = (p as { input: unknown }).input;
       if (ctx.output === 'device' || !(input instanceof Float32Array) || (p as { batch: number }).batch < 2) return first.variants[name]!(p, ctx);
       type Batch = { readonly input: Float32Array; readonly batch: number };
-      return runBatchShards(devices, p as unknown as Batch, ctx as unknown as OpContext<Float32Array>, perImage(p), devices.length * shardsPerDevice, false, async (d, shard, shardCtx) =>
+      return runBatchShards(devices, p as unknown as Batch, ctx as unknown as OpContext<Float32Array>, perImage(p), devices.length * shardsPerDevice, async (d, shard, shardCtx) =>
         (await impls[d]!.variants[name]!(shard as unknown as OpProblem<O>, shardCtx as unknown as OpContext<OpData<O>>)) as unknown as OpOutput<Float32Array>,
       ) as unknown as Promise<OpOutput<OpData<O>>>;
     };
