@@ -40,6 +40,12 @@ describe('several WebGPU devices (devices: 2 on the software adapter)', () => {
     expect(webgpuDeviceCount(await oneP)).toBe(1);
   });
 
+  it("devices: 'all' opens one device per GPU told apart: one on the software adapter", async () => {
+    await using all = await createWebGpuBackend({ adapter: 'software', devices: 'all' });
+    expect(webgpuDeviceCount(all)).toBe(1);
+    expect((await all.gridSearch(GRID)).data.count).toBe(gridSearchReference(validateGridSearch(GRID)).count);
+  });
+
   it('refuses a bad devices option, naming it', async () => {
     await expect(createWebGpuBackend({ adapter: 'software', devices: 0 })).rejects.toThrow(InvalidArgumentError);
     await expect(createWebGpuBackend({ adapter: 'software', devices: 1.5 })).rejects.toThrow(/options\.devices/);
