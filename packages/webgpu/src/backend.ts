@@ -1,7 +1,7 @@
 import { assertBoolean, assertObject, assertOneOf, BackendUnavailableError, assertInteger, InvalidArgumentError } from '@kernelkit/core';
 import { conv2dOutputLength, convLayerOutputLength, createBackend, type Backend, type OpImplementation, type OpName, type OpProblem, type OpRunner } from '@kernelkit/ops';
 import { assertDevicesOption, describeDevices, devicesToOpen } from './runtime/devices.js';
-import { shardBatchOp } from './runtime/shards.js';
+import { firstDeviceOp, shardBatchOp } from './runtime/shards.js';
 import { openAdapter, type AdapterKind } from './runtime/adapter.js';
 import { GpuDevice } from './runtime/device.js';
 import { registerDevice } from './runtime/registry.js';
@@ -94,6 +94,7 @@ export async function createWebGpuBackend(options: WebGpuBackendOptions = {}): P
   const several = gpus.length > 1;
   const batchOp = <O extends 'conv2d' | 'convLayer'>(make: (g: GpuDevice) => OpImplementation<O>, perImage: (p: OpProblem<O>) => { input: number; output: number }): OpImplementation<O> =>
     several ? shardBatchOp(gpus, gpus.map(make), perImage, 1) : make(gpu);
+  const unsharded = <O extends OpName>(impl: OpImplementation<O>, why: string): OpImplementation<O> => (several ? firstDeviceOp(impl, gpus.length, why) : impl);
   const backend = createBackend({
     name: 'webgpu',
     info: {
@@ -105,8 +106,8 @@ export async function createWebGpuBackend(options: WebGpuBackendOptions = {}): P
     },
     ops: {
       conv2d: recovering(gpus, batchOp((g) => conv2dOp(g, tuning), (p) => ({ input: p.height * p.width, output: conv2dOutputLength({ ...p, batch: 1 }) }))),
-      stencil3d: recovering([gpu], stencil3dOp(gpu)),
-      scan: recovering([gpu], scanOp(gpu, options.scanChunkElements)),
+      stencil3d: recovering([gpu], unsharded(stencil3dOp(gpu), 'stencil3d is not sharded')),
+      scan: recovering([gpu], unsharded(scanOp(gpu, (options as WebGpuBackendOptions).scanChunkElements), 'scan is not sharded')),
       gridSearch: recovering(gpus, several ? shardedGridSearchOp(gpus) : gridSearchOp(gpu)),
       convLayer: recovering(
         gpus,

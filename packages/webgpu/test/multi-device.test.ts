@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { AbortError, DeviceError, InvalidArgumentError } from '@kernelkit/core';
 import { convLayerOutputLength, convLayerOutputShape, conv2dOutputLength, gridSearchReference, validateGridSearch, type GridSearchArgs } from '@kernelkit/ops';
-import { conv2dCase, convLayerCase, GRID_CASES } from '@kernelkit/ops/testing';
+import { conv2dCase, convLayerCase, GRID_CASES, scanCase } from '@kernelkit/ops/testing';
 import { createWebGpuBackend } from '../src/index.js';
 import { failPass, liveGpuBuffers, loseDeviceDuringNextPass, setPipelineChunkBytes, webgpuDeviceCount, webgpuStats } from '../src/testing.js';
 import { batchRanges, markDeviceLoss, runShards } from '../src/runtime/shards.js';
@@ -38,6 +38,19 @@ describe('several WebGPU devices (devices: 2 on the software adapter)', () => {
     expect(webgpuDeviceCount(b)).toBe(2);
     expect(b.info.description).toMatch(/2 devices/);
     expect(webgpuDeviceCount(await oneP)).toBe(1);
+  });
+
+  it('ops and calls that are not sharded run on the first device and say so', async () => {
+    const b = await twoP;
+    const before = await calls();
+    const scan = await b.scan(scanCase('u32', 5000, 3));
+    expect((scan.notes ?? []).join('\n')).toMatch(/ran on the first of 2 WebGPU devices \(scan is not sharded\)/);
+    const resident = await b.convLayer(LAYER, { variant: 'direct', output: 'device' });
+    expect((resident.notes ?? []).join('\n')).toMatch(/ran on the first of 2 WebGPU devices \(device-resident data/);
+    expect(Array.from(await resident.data.read())).toEqual(Array.from((await (await oneP).convLayer(LAYER, { variant: 'direct' })).data));
+    resident.data.dispose();
+    const after = await calls();
+    expect(after[1]).toBe(before[1]);
   });
 
   it("devices: 'all' opens one device per GPU told apart: one on the software adapter", async () => {

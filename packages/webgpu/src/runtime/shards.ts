@@ -1,5 +1,5 @@
 import { DeviceError } from '@kernelkit/core';
-import type { OpContext, OpData, OpImplementation, OpOutput, OpProblem, OpRunner } from '@kernelkit/ops';
+import type { OpContext, OpData, OpImplementation, OpName, OpOutput, OpProblem, OpRunner } from '@kernelkit/ops';
 import type { GpuDevice } from './device.js';
 
 /**
@@ -207,7 +207,9 @@ export function shardBatchOp<O extends 'conv2d' | 'convLayer'>(
   for (const name of Object.keys(first.variants)) {
     variants[name] = (p, ctx) => {
       const input = (p as { input: unknown }).input;
-      if (ctx.output === 'device' || !(input instanceof Float32Array) || (p as { batch: number }).batch < 2) return first.variants[name]!(p, ctx);
+      if (ctx.output === 'device' || !(input instanceof Float32Array) || (p as { batch: number }).batch < 2) {
+        return onFirstDevice(first.variants[name]!, devices.length, 'device-resident data or one image is not sharded')(p, ctx);
+      }
       type Batch = { readonly input: Float32Array; readonly batch: number };
       return runBatchShards(devices, p as unknown as Batch, ctx as unknown as OpContext<Float32Array>, perImage(p), devices.length * shardsPerDevice, async (d, shard, shardCtx) =>
         (await impls[d]!.variants[name]!(shard as unknown as OpProblem<O>, shardCtx as unknown as OpContext<OpData<O>>)) as unknown as OpOutput<Float32Array>,
@@ -215,4 +217,19 @@ export function shardBatchOp<O extends 'conv2d' | 'convLayer'>(
     };
   }
   return { ...first, variants };
+}
+
+/** A runner that uses only the first of `devices` devices, with a note saying so and why. */
+export function onFirstDevice<O extends OpName>(run: OpRunner<O>, devices: number, why: string): OpRunner<O> {
+  return async (p, ctx) => {
+    const out = await run(p, ctx);
+    return { ...out, notes: [...(out.notes ?? []), `ran on the first of ${devices} WebGPU devices (${why})`] };
+  };
+}
+
+/** `impl` with every variant on the first of `devices` devices, noted (ops that are not sharded). */
+export function firstDeviceOp<O extends OpName>(impl: OpImplementation<O>, devices: number, why: string): OpImplementation<O> {
+  const variants: Record<string, OpRunner<O>> = {};
+  for (const [name, run] of Object.entries(impl.variants)) variants[name] = onFirstDevice(run, devices, why);
+  return { ...impl, variants };
 }
