@@ -106,6 +106,17 @@ async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<Grid
 
 const screenNote = (rechecked: number, passed: number): string => `f32 screen nominated ${rechecked} points; re-checked in f64, ${passed} pass`;
 
+/**
+ * Threads per millisecond the last slices of a search of this kind and shape ran at, per device:
+ * the estimate counts every term and pruning skips most, so a search sized from the estimate
+ * alone spends its first several slices (each a round trip) growing to SUBMIT_MS. A repeated
+ * search, and each shard of a sharded one, starts at the learned size instead.
+ */
+const learnedRates = new WeakMap<GpuDevice, Map<string, number>>();
+
+/** At most this many times the estimate's slice for a first slice from a learned rate: another search of the same shape may prune far less. */
+const LEARNED_SLICE_CAP = 256;
+
 /** The search on one device, and how many nominees the f32 screen handed to the f64 re-check. */
 async function searchGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<GridPoints>, kind: Kind): Promise<{ out: OpOutput<GridPoints> & { readonly data: GridPoints }; rechecked: number }> {
   const sink = new PointSink(p.d, p.maxPoints);
@@ -149,8 +160,12 @@ async function searchGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<G
         : [gpu.uniform(new Float32Array([...vec4Array(coef), ...vec4Array(tgt), ...vec4Array(thr)]))];
     if (kind === 'pruned') consts.push(await gpu.upload(prunedBounds(p, r)));
     let cap = 1 << 16;
+    let rates = learnedRates.get(gpu);
+    if (rates === undefined) learnedRates.set(gpu, (rates = new Map()));
+    const rateKey = `${kind} ${p.m} ${p.counts.join('x')}`;
+    const learned = rates.get(rateKey);
     try {
-      let perSubmit = threadsPerSubmit;
+      let perSubmit = learned === undefined ? threadsPerSubmit : Math.max(threadsPerSubmit, Math.min(threadsPerSubmit * LEARNED_SLICE_CAP, Math.floor(learned * SUBMIT_MS)));
       for (let s0 = 0; s0 < threads; ) {
         const s1 = Math.min(threads, s0 + perSubmit);
         const sliceStart = performance.now();
@@ -193,6 +208,8 @@ async function searchGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<G
         // The estimate counts every term; pruned and optimized kernels skip most of them, so the
         // next slice is sized from this one's time (at most 4× larger, 2× smaller per step).
         const took = performance.now() - sliceStart;
+        // The fastest slice's rate, round trip included, so a start from it stays within SUBMIT_MS.
+        if (took >= 1 && (s1 - s0) / took > (rates.get(rateKey) ?? 0)) rates.set(rateKey, (s1 - s0) / took);
         perSubmit = Math.max(1, Math.floor(perSubmit * Math.min(4, Math.max(0.5, SUBMIT_MS / Math.max(took, 0.05)))));
         s0 = s1;
         ctx.onProgress?.({ done: s1 * perThread, total: p.total, unit: 'points' });
@@ -235,8 +252,8 @@ export function gridShards(p: GridSearchProblem, target: number): GridSearchProb
   return shards;
 }
 
-/** Sub-grids per device: devices that free up early take the remaining ones. */
-const GRID_SHARDS_PER_DEVICE = 4;
+/** Sub-grids per device: each pays fixed costs (uploads, its first slices), so one per device; a lost device's goes to another. */
+const GRID_SHARDS_PER_DEVICE = 1;
 
 /** The grid search over several devices: sub-grids (gridShards) merged in order, byte-identical to one device's result. */
 export function shardedGridSearchOp(devices: readonly GpuDevice[]): OpImplementation<'gridSearch'> {
