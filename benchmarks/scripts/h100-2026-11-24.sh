@@ -5,6 +5,8 @@
 #   conv:  the seed conv2d and convLayer rows (default variants): cpu, Piscina, WebGPU, onnxruntime
 #          (1 and 16 threads) and the router, with the bench's memory floor, in one run; then the
 #          2-thread split study on two cores
+#   final: PyTorch and the WebGPU end-to-end study again (after the pipeline change), one against
+#          two devices on the one GPU (sharding overhead), routed against direct calls
 #   rest:  the seed stencil3d, scan and grid search rows (default variants) of cpu, Piscina, WebGPU
 #          and the router; then the Piscina scaling table for conv2d and convLayer
 set -u
@@ -28,5 +30,10 @@ case $part in
   rest)
     bench rest 400 --op stencil3d,scan,gridSearch --backend cpu,piscina,webgpu,kernelkit --variant wasm-simd,sequential,two-pass,pruned,streamed,decoupled-subgroups,decoupled,routed
     timeout 170 node apps/studies/dist/piscina/scaling.js --ops conv2d,convLayer --budget-s 160 --out "$OUT/scaling" > "$OUT/scaling.log" 2>&1; echo "scaling rc=$?"; tail -20 "$OUT/scaling/piscina-scaling.md" ;;
+  final)
+    timeout 150 python3 benchmarks/scripts/pytorch-e2e.py --out "$OUT/torch.json" > "$OUT/torch.log" 2>&1; echo "torch rc=$?"
+    timeout 200 node apps/studies/dist/webgpu/e2e.js --out "$OUT/e2e" --torch "$OUT/torch.json" > "$OUT/e2e.log" 2>&1; echo "e2e rc=$?"; sed -n '/^| workload/,/^$/p' "$OUT/e2e/webgpu-e2e.md"
+    timeout 200 node apps/studies/dist/webgpu/multi-device.js --out "$OUT/multi" --reps 5 --devices 2 > "$OUT/multi.log" 2>&1; echo "multi-device rc=$?"; grep -v '^Warning\|^    at \|^$' "$OUT/multi.log" | tail -5; cat "$OUT/multi/webgpu-multi-device.md"
+    timeout 150 node apps/studies/dist/router/overhead.js --workload seed --cases conv2d-16x2048-k11,conv2d-1x8192-k5,stencil-512-s10,scan-400M-f32 --rounds 5 --calibration child > "$OUT/overhead.log" 2>&1; echo "overhead rc=$?"; grep -v '^Warning\|^    at \|^$' "$OUT/overhead.log" | tail -25 ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac
