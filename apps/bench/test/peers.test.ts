@@ -135,7 +135,7 @@ describe('peers in the bench', () => {
   });
 
   it('the ONNX model is plain protobuf: ModelProto field 1 (ir_version) first', () => {
-    const bytes = convModel({ inputShape: [1, 1, 3, 3], weightShape: [1, 1, 3, 3], weights: new Float32Array(9), pad: 1 });
+    const bytes = convModel({ inputShape: [1, 1, 3, 3], weightShape: [1, 1, 3, 3], outputShape: [1, 1, 3, 3], weights: new Float32Array(9), pad: 1 });
     expect([...bytes.subarray(0, 2)]).toEqual([0x08, 8]);
     // The weights travel as raw_data: 36 zero bytes somewhere in the model.
     expect(Buffer.from(bytes).includes(Buffer.alloc(36))).toBe(true);

@@ -86,6 +86,8 @@ export interface ConvModelSpec {
   readonly inputShape: readonly [number, number, number, number];
   /** M×C×K×K. */
   readonly weightShape: readonly [number, number, number, number];
+  /** NCHW, from the op's own shape rules in @kernelkit/ops. */
+  readonly outputShape: readonly [number, number, number, number];
   readonly weights: Float32Array;
   readonly bias?: Float32Array | undefined;
   /** Zero padding on each side of height and width. */
@@ -99,9 +101,8 @@ export const CONV_OUTPUT = 'y';
 
 /** Stride 1, dilation 1, one group: ONNX Conv is correlation, as kernelkit's conv2d and convLayer. */
 export function convModel(s: ConvModelSpec): Uint8Array {
-  const [n, , h, w] = s.inputShape;
-  const [m, , k] = s.weightShape;
-  const outShape = [n, m, h + 2 * s.pad - k + 1, w + 2 * s.pad - k + 1];
+  const k = s.weightShape[2];
+  const outShape = s.outputShape;
   const conv = new Writer().string(1, CONV_INPUT).string(1, 'w');
   if (s.bias !== undefined) conv.string(1, 'b');
   conv
@@ -114,7 +115,7 @@ export function convModel(s: ConvModelSpec): Uint8Array {
   const graph = new Writer().message(1, conv);
   if (s.relu) graph.message(1, new Writer().string(1, 'conv').string(2, CONV_OUTPUT).string(3, 'relu').string(4, 'Relu'));
   graph.string(2, 'kernelkit-bench-conv').message(5, floatTensor('w', s.weightShape, s.weights));
-  if (s.bias !== undefined) graph.message(5, floatTensor('b', [m], s.bias));
+  if (s.bias !== undefined) graph.message(5, floatTensor('b', [s.weightShape[0]], s.bias));
   graph.message(11, valueInfo(CONV_INPUT, s.inputShape)).message(12, valueInfo(CONV_OUTPUT, outShape));
   return new Writer()
     .int(1, IR_VERSION)

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { OPS, type ConvLayerProblem, type Conv2dProblem, type OpArgs, type OpName } from '@kernelkit/ops';
+import { OPS, convLayerOutputShape, type ConvLayerProblem, type Conv2dProblem, type OpArgs, type OpName } from '@kernelkit/ops';
 import { CONV_INPUT, CONV_OUTPUT, convModel, type ConvModelSpec } from './onnx-model.js';
 import { PEER_OPS, cpuSimd, type Peer, type PeerOutput } from './peer.js';
 
@@ -14,11 +14,12 @@ type Session = import('onnxruntime-node').InferenceSession;
 function modelSpec(op: OpName, args: OpArgs<OpName>): { spec: ConvModelSpec; weights: object } {
   if (op === 'conv2d') {
     const p = OPS.conv2d.validate(args as OpArgs<'conv2d'>) as Conv2dProblem;
-    const spec = { inputShape: [p.batch, 1, p.height, p.width], weightShape: [1, 1, p.k, p.k], weights: p.filter, pad: (p.k - 1) / 2 } as const;
+    const spec = { inputShape: [p.batch, 1, p.height, p.width], weightShape: [1, 1, p.k, p.k], outputShape: [p.batch, 1, p.height, p.width], weights: p.filter, pad: (p.k - 1) / 2 } as const;
     return { spec, weights: (args as OpArgs<'conv2d'>).filter };
   }
   const p = OPS.convLayer.validate(args as OpArgs<'convLayer'>) as ConvLayerProblem;
-  const spec = { inputShape: [p.batch, p.channels, p.height, p.width], weightShape: [p.maps, p.channels, p.k, p.k], weights: p.weights, bias: p.bias, pad: 0, relu: p.relu } as const;
+  const { outHeight, outWidth } = convLayerOutputShape(p);
+  const spec = { inputShape: [p.batch, p.channels, p.height, p.width], weightShape: [p.maps, p.channels, p.k, p.k], outputShape: [p.batch, p.maps, outHeight, outWidth], weights: p.weights, bias: p.bias, pad: 0, relu: p.relu } as const;
   return { spec, weights: (args as OpArgs<'convLayer'>).weights };
 }
 
