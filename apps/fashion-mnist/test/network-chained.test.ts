@@ -16,8 +16,7 @@ import { INPUT_SIZE, resizeBilinear } from '../src/resize.js';
 import { committed } from './helpers.js';
 
 const outstanding = (b: Backend): number => {
-  const s = webgpuStats(b);
-  return s.liveBuffers - s.idleBuffers - s.ownedBuffers;
+  return webgpuStats(b).outBuffers;
 };
 
 describe('forward pass chained on the GPU', () => {

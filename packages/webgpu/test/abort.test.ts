@@ -23,8 +23,7 @@ afterAll(async () => {
 });
 
 const outstanding = (): number => {
-  const s = webgpuStats(b);
-  return s.liveBuffers - s.idleBuffers - s.ownedBuffers;
+  return webgpuStats(b).outBuffers;
 };
 
 interface LongCall {

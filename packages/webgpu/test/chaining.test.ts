@@ -38,8 +38,7 @@ function hostPool(input: Float32Array, planes: number, h: number, w: number, p: 
 
 /** Buffers handed out and not back in the pool (idle) or runtime-owned: 0 when no call and no handle holds one. */
 const outstanding = (b: Backend | GpuDevice): number => {
-  const s = b instanceof GpuDevice ? b.stats() : webgpuStats(b);
-  return s.liveBuffers - s.idleBuffers - s.ownedBuffers;
+  return (b instanceof GpuDevice ? b.stats() : webgpuStats(b)).outBuffers;
 };
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {

@@ -22,8 +22,7 @@ afterAll(async () => {
 });
 
 const outstanding = (): number => {
-  const s = webgpuStats(b);
-  return s.liveBuffers - s.idleBuffers - s.ownedBuffers;
+  return webgpuStats(b).outBuffers;
 };
 const layerLength = (a: ConvLayerArgs): number => convLayerOutputLength({ ...a, ...convLayerOutputShape(a) });
 

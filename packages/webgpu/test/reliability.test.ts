@@ -27,8 +27,7 @@ const settled = <T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false
 
 /** Buffers handed out to a call and never given back: must be 0 between calls. */
 const outstanding = (b: Backend): number => {
-  const s = webgpuStats(b);
-  return s.liveBuffers - s.idleBuffers - s.ownedBuffers;
+  return webgpuStats(b).outBuffers;
 };
 
 /** A scan of 100 000 elements in 2048-element chunks: ~49 submits, onProgress after each. */

@@ -18,8 +18,7 @@ async function staged(slices: number, sliceBytes: number, options: Parameters<ty
 }
 
 const outstanding = (b: Backend): number => {
-  const s = webgpuStats(b);
-  return s.liveBuffers - s.idleBuffers - s.ownedBuffers;
+  return webgpuStats(b).outBuffers;
 };
 
 describe('transfers larger than one staging slice', () => {

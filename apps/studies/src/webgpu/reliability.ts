@@ -91,8 +91,7 @@ const backendOf = (scanChunkElements?: number): Promise<Backend> =>
 
 /** Buffers handed out to a call and never given back; 0 between calls. */
 function outstanding(b: Backend): number {
-  const s = webgpuStats(b);
-  return s.liveBuffers - s.idleBuffers - s.ownedBuffers;
+  return webgpuStats(b).outBuffers;
 }
 
 type Call = (b: Backend, options?: object) => Promise<string | undefined>;

@@ -40,6 +40,8 @@ export interface GpuDeviceStats {
   readonly liveBuffers: number;
   readonly idleBuffers: number;
   readonly ownedBuffers: number;
+  /** Handed out to a call or a DeviceArray and not given back: 0 when no call runs and no handle holds one. */
+  readonly outBuffers: number;
   readonly pipelines: number;
   /** 1 for the first device, +1 per recreation after a loss. */
   readonly generation: number;
@@ -534,6 +536,7 @@ export class GpuDevice {
       liveBuffers: this.ledger.size,
       idleBuffers: this.ledger.count('idle'),
       ownedBuffers: this.ledger.count('owned'),
+      outBuffers: this.ledger.count('out'),
       pipelines: this.gen.retired ? 0 : this.gen.pipelines.size,
       generation: this.gen.id,
       usable: this.unusable === undefined && !this.closing,
