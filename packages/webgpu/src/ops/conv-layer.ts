@@ -2,10 +2,9 @@ import { assertBoolean, assertInteger, assertObject, LimitExceededError, throwIf
 import { convLayerFlops, convLayerOutputLength, isDeviceArray, type ConvLayerProblem, type DeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem } from '@kernelkit/ops';
 import { gpuDeviceArray, residentBuffer } from '../runtime/device-array.js';
 import type { GpuDevice } from '../runtime/device.js';
-import { isScratchOutput } from '../runtime/shards.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
-import { chunkBytesOf, PIPELINE_SETS, runChunked } from '../runtime/pipeline.js';
+import { chunkBytesOf, chunkTarget, PIPELINE_SETS, runChunked } from '../runtime/pipeline.js';
 import { log2Bucket } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
@@ -303,15 +302,11 @@ async function runPlan(gpu: GpuDevice, p: ResidentProblem<'convLayer'>, ctx: OpC
     const data = gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, convLayerOutputLength(p));
     return { data, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
   }
-  // Several chunks go into an array of our own first: a failure half way must not leave `out` partly written.
-  // A sharded call's own output (runtime/shards.ts) is such an array already.
-  const length = convLayerOutputLength(p);
-  const direct = ctx.out !== undefined && (isScratchOutput(ctx.out) || imagesPerChunk(gpu, shape, chunking) >= p.batch);
-  const out = direct ? ctx.out! : gpu.output(Float32Array, length);
-  const r = await runLayer(gpu, shape, src, { host: out }, plan, job);
-  if (ctx.out !== undefined && out !== ctx.out) ctx.out.set(out);
+  const into = chunkTarget(gpu, ctx.out, convLayerOutputLength(p), () => imagesPerChunk(gpu, shape, chunking) >= p.batch);
+  const r = await runLayer(gpu, shape, src, { host: into.target }, plan, job);
+  const data = into.settle();
   const chunk = chunkNote(r);
-  return { data: ctx.out ?? out, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
+  return { data, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
 }
 
 function shapeOf(p: ResidentProblem<'convLayer'>): Shape {

@@ -1,14 +1,13 @@
 import { LimitExceededError, throwIfAborted } from '@kernelkit/core';
 import { conv2dOutputLength, conv2dPixels, type Conv2dProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import type { GpuDevice } from '../runtime/device.js';
-import { isScratchOutput } from '../runtime/shards.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
 import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
 import { bytesOf, callTimes, executeParts, MIN_WORK_PER_OUTPUT, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
-import { chunkBytesOf, PIPELINE_SETS, runChunked } from '../runtime/pipeline.js';
+import { chunkBytesOf, chunkTarget, PIPELINE_SETS, runChunked } from '../runtime/pipeline.js';
 import { COARSENED_CONFIG, conv2dBlock, conv2dCoalesced, conv2dNaive, conv2dTileBytes, conv2dTiled, TILED_CONFIG, type Conv2dTileConfig } from './conv2d.wgsl.js';
 
 type Plan = {
@@ -232,14 +231,9 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, t
 }
 
 async function runConv2d(gpu: GpuDevice, p: Conv2dProblem, ctx: OpContext<Float32Array>, plan: Plan): Promise<OpOutput<Float32Array>> {
-  const length = conv2dOutputLength(p);
-  // Several chunks go into an array of our own first: a failure half way must not leave `out` partly written.
-  // A sharded call's own output (runtime/shards.ts) is such an array already.
-  const direct = ctx.out !== undefined && (isScratchOutput(ctx.out) || conv2dChunks(p, chunkBytesOf(gpu)).length === 1);
-  const target = direct ? ctx.out! : gpu.output(Float32Array, length);
-  const times = await gpu.exclusive(() => conv2dBody(gpu, p, target, ctx.timing, plan, ctx.signal));
-  if (ctx.out !== undefined && target !== ctx.out) ctx.out.set(target);
-  return { data: ctx.out ?? target, ...times, notes: plan.note === undefined ? undefined : [plan.note] };
+  const into = chunkTarget(gpu, ctx.out, conv2dOutputLength(p), () => conv2dChunks(p, chunkBytesOf(gpu)).length === 1);
+  const times = await gpu.exclusive(() => conv2dBody(gpu, p, into.target, ctx.timing, plan, ctx.signal));
+  return { data: into.settle(), ...times, notes: plan.note === undefined ? undefined : [plan.note] };
 }
 
 /** Runs one config, as `auto` would after picking it: what the tests check every candidate with. */

@@ -18,6 +18,7 @@
  */
 import { InvalidArgumentError, throwIfAborted } from '@kernelkit/core';
 import type { Dispatch, GpuDevice, ReadRegion } from './device.js';
+import { isScratchOutput } from './shards.js';
 import { TimestampTimer } from './timestamps.js';
 import type { GridPart } from './usage.js';
 
@@ -37,6 +38,24 @@ const chunkBytesHooks = new WeakMap<GpuDevice, number>();
 export function setPipelineChunkBytes(gpu: GpuDevice, bytes: number | undefined): void {
   if (bytes === undefined) chunkBytesHooks.delete(gpu);
   else chunkBytesHooks.set(gpu, bytes);
+}
+
+/**
+ * The array a call's chunks are read into: the caller's `out` when the call is one chunk (or
+ * `out` is a sharded call's own output, runtime/shards.ts), else an array of our own that
+ * `settle` copies into `out` once every chunk is done, so a failure half way never leaves `out`
+ * partly written. `settle` returns the call's data.
+ */
+export function chunkTarget(gpu: GpuDevice, out: Float32Array | undefined, length: number, oneChunk: () => boolean): { readonly target: Float32Array; settle(): Float32Array } {
+  const target = out !== undefined && (isScratchOutput(out) || oneChunk()) ? out : gpu.output(Float32Array, length);
+  return {
+    target,
+    settle() {
+      if (out === undefined) return target;
+      if (target !== out) out.set(target);
+      return out;
+    },
+  };
 }
 
 /** Bytes one chunk aims at on `gpu`, never more than one storage binding. */
