@@ -1,14 +1,33 @@
-import { throwIfAborted, UnsupportedError } from '@kernelkit/core';
-import { allocScanOutput, type OpContext, type OpImplementation, type OpOutput, type ScanArray, type ScanProblem } from '@kernelkit/ops';
-import type { Dispatch, GpuDevice } from '../runtime/device.js';
+import { LimitExceededError, throwIfAborted, UnsupportedError } from '@kernelkit/core';
+import { allocScanOutput, isDeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem, type ScanArray, type ScanProblem } from '@kernelkit/ops';
+import { copyBuffer, gpuDeviceArray, residentBuffer, type GpuDtype } from '../runtime/device-array.js';
+import type { Binding, Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams } from '../runtime/params.js';
 import { BUF, grid1d } from '../runtime/usage.js';
 import { addMs, bytesOf, callTimes, workPerSubmit, type WorkRate } from './common.js';
 import { type DecoupledConfig, decoupledConfig, decoupledParams, decoupledVecScan, paddedBytes, stateBytes, tilesFor, uploadPadded } from './scan-decoupled.js';
 import { addOffsets, BLELLOCH_BLOCK, blellochBlocks, RTS_TILE, rtsReduce, rtsScan, type WgslScalar } from './scan.wgsl.js';
 
-/** Builds the dispatches that scan `n` elements of `src` into `dst` (GPU buffers), adding `init` (raw bits). */
-type Planner = (gpu: GpuDevice, t: WgslScalar, n: number, src: GPUBuffer, dst: GPUBuffer, init: number, inclusive: boolean, temps: GPUBuffer[]) => Dispatch[];
+/**
+ * Builds the dispatches that scan `n` elements of `src` into `dst` (bindings of at least
+ * paddedBytes(n) bytes). The carry into the first element is `carry.init` (raw bits) for the
+ * multi-pass plans; the decoupled plan reads it from `carry.buffer[inSlot]` and writes the
+ * inclusive value of element n−1 to `carry.buffer[outSlot]`, so chunks chain on the GPU.
+ */
+type Planner = (gpu: GpuDevice, t: WgslScalar, n: number, src: Binding, dst: Binding, carry: CarryIn, inclusive: boolean, temps: GPUBuffer[]) => Dispatch[];
+
+interface CarryIn {
+  readonly init: number;
+  readonly buffer: GPUBuffer;
+  readonly inSlot: number;
+  readonly outSlot: number;
+}
+
+/** A plan and whether it keeps the carry between chunks on the GPU (else the host adds it). */
+interface ScanPlan {
+  readonly plan: Planner;
+  readonly gpuCarry: boolean;
+}
 
 const params = (gpu: GpuDevice, temps: GPUBuffer[], n: number, init: number, inclusive: boolean): GPUBuffer => {
   const b = gpu.uniform(packParams([['u32', n], ['u32', init], ['u32', inclusive ? 1 : 0], ['u32', 0]]));
@@ -26,8 +45,11 @@ const zeros = (gpu: GpuDevice, temps: GPUBuffer[]): GPUBuffer => {
   return b;
 };
 
+/** The multi-pass plans recurse on their block sums with no carry. */
+const noCarry = (c: CarryIn): CarryIn => ({ ...c, init: 0 });
+
 /** The course reports' scheme: Blelloch per 512-element block, block sums scanned recursively, offsets added back. */
-const blellochPlan: Planner = (gpu, t, n, src, dst, init, inclusive, temps) => {
+const blellochPlan: Planner = (gpu, t, n, src, dst, carry, inclusive, temps) => {
   const blocks = Math.ceil(n / BLELLOCH_BLOCK);
   const sums = temp(gpu, temps, blocks * 4);
   const scan = gpu.pipeline(blellochBlocks(t));
@@ -35,15 +57,15 @@ const blellochPlan: Planner = (gpu, t, n, src, dst, init, inclusive, temps) => {
   let offs: GPUBuffer;
   if (blocks > 1) {
     offs = temp(gpu, temps, blocks * 4);
-    out.push(...blellochPlan(gpu, t, blocks, sums, offs, 0, false, temps));
+    out.push(...blellochPlan(gpu, t, blocks, sums, offs, noCarry(carry), false, temps));
   } else offs = zeros(gpu, temps);
   const add = gpu.pipeline(addOffsets(t, BLELLOCH_BLOCK));
-  out.push({ pipeline: add, bindGroup: gpu.bind(add, [dst, src, offs, params(gpu, temps, n, init, inclusive)]), workgroups: grid1d(Math.ceil(n / 256), gpu.limits.workgroupsPerDimension) });
+  out.push({ pipeline: add, bindGroup: gpu.bind(add, [dst, src, offs, params(gpu, temps, n, carry.init, inclusive)]), workgroups: grid1d(Math.ceil(n / 256), gpu.limits.workgroupsPerDimension) });
   return out;
 };
 
 /** Reduce every 2048-element tile, scan the tile sums (recursively), then scan each tile with its offset. */
-const rtsPlan: Planner = (gpu, t, n, src, dst, init, inclusive, temps) => {
+const rtsPlan: Planner = (gpu, t, n, src, dst, carry, inclusive, temps) => {
   const tiles = Math.ceil(n / RTS_TILE);
   const out: Dispatch[] = [];
   let offs: GPUBuffer;
@@ -52,46 +74,46 @@ const rtsPlan: Planner = (gpu, t, n, src, dst, init, inclusive, temps) => {
     offs = temp(gpu, temps, tiles * 4);
     const red = gpu.pipeline(rtsReduce(t));
     out.push({ pipeline: red, bindGroup: gpu.bind(red, [src, sums, params(gpu, temps, n, 0, false)]), workgroups: grid1d(tiles, gpu.limits.workgroupsPerDimension) });
-    out.push(...rtsPlan(gpu, t, tiles, sums, offs, 0, false, temps));
+    out.push(...rtsPlan(gpu, t, tiles, sums, offs, noCarry(carry), false, temps));
   } else offs = zeros(gpu, temps);
   const sc = gpu.pipeline(rtsScan(t));
-  out.push({ pipeline: sc, bindGroup: gpu.bind(sc, [src, dst, params(gpu, temps, n, init, inclusive), offs]), workgroups: grid1d(tiles, gpu.limits.workgroupsPerDimension) });
+  out.push({ pipeline: sc, bindGroup: gpu.bind(sc, [src, dst, params(gpu, temps, n, carry.init, inclusive), offs]), workgroups: grid1d(tiles, gpu.limits.workgroupsPerDimension) });
   return out;
 };
 
 /**
  * One pass: vectorised tiles that find their offsets by decoupled look-back (scan-decoupled.wgsl.ts).
- * The state buffer is created fresh (zeroed by WebGPU); the carry-in travels in a small storage
- * buffer (slot 0), where the streaming scan keeps its GPU-side carry.
+ * The state buffer is created fresh (zeroed by WebGPU); the carry-in and carry-out travel in the
+ * carry buffer's slots, as in the streaming scan.
  */
-const decoupledPlan =
-  (config: (gpu: GpuDevice) => DecoupledConfig): Planner =>
-  (gpu, t, n, src, dst, init, inclusive, temps) => {
+const decoupledPlan = (config: (gpu: GpuDevice) => DecoupledConfig): ScanPlan => ({
+  gpuCarry: true,
+  plan: (gpu, t, n, src, dst, carry, inclusive, temps) => {
     const cfg = config(gpu);
     const tiles = tilesFor(n, cfg);
     const state = gpu.device.createBuffer({ size: stateBytes(tiles), usage: BUF.STORAGE });
     temps.push(state);
-    const carry = gpu.small(new Uint32Array([init, 0, 0, 0]));
-    const prm = gpu.uniform(decoupledParams(n, cfg, 0, 1, inclusive));
-    temps.push(carry, prm);
+    const prm = gpu.uniform(decoupledParams(n, cfg, carry.inSlot, carry.outSlot, inclusive));
+    temps.push(prm);
     const sc = gpu.pipeline(decoupledVecScan(t, cfg));
     // Tiles are numbered by arrival, so the dispatch shape only has to cover them.
-    return [{ pipeline: sc, bindGroup: gpu.bind(sc, [src, dst, prm, state, carry]), workgroups: grid1d(tiles, gpu.limits.workgroupsPerDimension) }];
-  };
+    return [{ pipeline: sc, bindGroup: gpu.bind(sc, [src, dst, prm, state, carry.buffer]), workgroups: grid1d(tiles, gpu.limits.workgroupsPerDimension) }];
+  },
+});
 
-function initBits(p: ScanProblem, carry: number): number {
+function initBits(p: Pick<ScanProblem, 'dtype'>, carry: number): number {
   if (p.dtype === 'f32') return new Uint32Array(new Float32Array([carry]).buffer)[0]!;
   return carry >>> 0;
 }
 
 /** The carry into the next chunk, in the dtype's arithmetic (wrapping or f32 rounding). */
-function nextCarry(p: ScanProblem, lastOut: number, lastIn: number): number {
+function nextCarry(p: Pick<ScanProblem, 'dtype' | 'exclusive'>, lastOut: number, lastIn: number): number {
   const v = p.exclusive ? lastOut + lastIn : lastOut;
   return p.dtype === 'u32' ? v >>> 0 : p.dtype === 'i32' ? v | 0 : Math.fround(v);
 }
 
 /** What runScan uses of an OpContext. */
-type ScanRunContext = Pick<OpContext<ScanArray>, 'out' | 'timing' | 'onProgress' | 'signal'>;
+type ScanRunContext = Pick<OpContext<ScanArray>, 'out' | 'timing' | 'onProgress' | 'signal' | 'output' | 'deviceArray'>;
 
 /**
  * Elements per ms, upload and readback included: a low estimate (see WorkRate) that sizes the
@@ -100,62 +122,124 @@ type ScanRunContext = Pick<OpContext<ScanArray>, 'out' | 'timing' | 'onProgress'
  */
 const RATE: WorkRate = { software: 2.5e3, hardware: 1e9 };
 
-async function runScan(gpu: GpuDevice, p: ScanProblem, ctx: ScanRunContext, plan: Planner, chunkLimit: number | undefined): Promise<OpOutput<ScanArray>> {
+type ScanCtor = { new (length: number): ScanArray; new (buffer: SharedArrayBuffer): ScanArray; new (buffer: ArrayBuffer): ScanArray; readonly BYTES_PER_ELEMENT: number };
+const CTORS: Record<GpuDtype, ScanCtor> = { f32: Float32Array, u32: Uint32Array, i32: Int32Array };
+
+/** Reads one 32-bit element of `buffer` (the host carry when input or output stays on the device). */
+async function readElement(gpu: GpuDevice, buffer: GPUBuffer, index: number, dtype: GpuDtype): Promise<number> {
+  const word = new CTORS[dtype](1);
+  await gpu.read(buffer, index * 4, 4, bytesOf(word, 0, 1));
+  return word[0]!;
+}
+
+/**
+ * The input is a host array (uploaded chunk by chunk) or this backend's own DeviceArray (bound
+ * where it is, or copied on the device into a padded buffer where the vec4 kernels would read
+ * past its end). With `output: 'device'` every chunk writes its part of one device buffer,
+ * returned as the handle; otherwise each chunk is read back into the host output.
+ */
+async function runScan(gpu: GpuDevice, p: ResidentProblem<'scan'>, ctx: ScanRunContext, scan: ScanPlan, chunkLimit: number | undefined): Promise<OpOutput<ScanArray>> {
   const input = p.input;
   const n = input.length;
-  // The output has the input's element type (WebGPU scans u32, i32 and f32).
-  const fresh = (): ScanArray => gpu.output(input.constructor as unknown as { new (length: number): ScanArray; new (buffer: SharedArrayBuffer): ScanArray; readonly BYTES_PER_ELEMENT: number }, n);
-  if (n === 0) return { data: ctx.out ?? allocScanOutput(input), kernelMs: 0, uploadMs: 0, readbackMs: 0 };
-  const t = p.dtype as WgslScalar;
+  const dtype = p.dtype as GpuDtype;
+  const toDevice = ctx.output === 'device';
+  const resident = isDeviceArray(input);
+  const fresh = (): ScanArray => gpu.output(CTORS[dtype], n);
+  if (n === 0) return { data: ctx.out ?? allocScanOutput(resident ? new CTORS[dtype](0) : input), kernelMs: 0, uploadMs: 0, readbackMs: 0 };
+  if (toDevice && paddedBytes(n) > gpu.limits.bufferSize) {
+    throw new LimitExceededError('input', `a device output of ${paddedBytes(n)} bytes is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes); ask for output: 'array'`);
+  }
+  const t = dtype as WgslScalar;
   // Lengths beyond one binding, or beyond one submit's work, run in chunks; each chunk's
-  // carry-in is the previous chunk's total, and the signal is checked between chunks.
+  // carry-in is the previous chunk's total, and the signal is checked between chunks. Chunks
+  // are whole RTS tiles, so every chunk's byte offset meets the binding offset alignment.
   const chunk = Math.max(RTS_TILE, Math.floor(Math.min(chunkLimit ?? Infinity, gpu.limits.storageBinding / 4, workPerSubmit(gpu, RATE)) / RTS_TILE) * RTS_TILE);
   // Chunks each write their part: into an array of our own when the caller gave `out`, copied
   // over at the end, so a failure in a later chunk leaves `out` as it was.
-  const out = ctx.out !== undefined && chunk >= n ? ctx.out : fresh();
+  const out = toDevice ? undefined : ctx.out !== undefined && chunk >= n ? ctx.out : fresh();
   const result = await gpu.exclusive(async () => {
+    const source = resident ? residentBuffer(gpu, input, 'input') : undefined;
+    const hostInput = resident ? undefined : input;
+    const target = toDevice ? gpu.storage(paddedBytes(n)) : undefined;
+    const carryBuffer = gpu.small(new Uint32Array([initBits(p, p.initial), 0, 0, 0]));
     let carry = p.initial;
     let kernelMs: number | undefined = 0;
-    for (let s = 0; s < n; s += chunk) {
+    for (let s = 0, index = 0; s < n; s += chunk, index++) {
       throwIfAborted(ctx.signal);
       const len = Math.min(chunk, n - s);
+      const bytes = paddedBytes(len);
       const temps: GPUBuffer[] = [];
+      const owned: GPUBuffer[] = [];
       // Padded to 16 bytes: the decoupled kernels read and write vec4s.
-      const src = await uploadPadded(gpu, input.subarray(s, s + len), ctx.signal);
-      const dst = gpu.storage(paddedBytes(len));
-      const dispatches = plan(gpu, t, len, src, dst, initBits(p, carry), !p.exclusive, temps);
-      const lastIn = input[s + len - 1]!; // read before `out` (possibly the input itself) is overwritten
-      const r = await gpu.execute(dispatches, [{ buffer: dst, offset: 0, size: len * 4, into: bytesOf(out, s, len) }], ctx.timing, true, ctx.signal);
-      carry = nextCarry(p, out[s + len - 1]!, lastIn);
+      let src: Binding;
+      if (hostInput !== undefined) {
+        const b = await uploadPadded(gpu, hostInput.subarray(s, s + len), ctx.signal);
+        owned.push(b);
+        src = b;
+      } else if (s * 4 + bytes <= source!.size) src = { buffer: source!, offset: s * 4, size: bytes };
+      else {
+        const b = gpu.storage(bytes);
+        owned.push(b);
+        copyBuffer(gpu, source!, s * 4, b, 0, len * 4);
+        src = b;
+      }
+      let dst: Binding;
+      if (target !== undefined) dst = { buffer: target, offset: s * 4, size: bytes };
+      else {
+        const b = gpu.storage(bytes);
+        owned.push(b);
+        dst = b;
+      }
+      const dstBuffer = 'buffer' in dst ? dst.buffer : dst;
+      const carryIn: CarryIn = { init: initBits(p, carry), buffer: carryBuffer, inSlot: index % 2, outSlot: 1 - (index % 2) };
+      const dispatches = scan.plan(gpu, t, len, src, dst, carryIn, !p.exclusive, temps);
+      // Read before `out` (possibly the input itself) is overwritten.
+      const last = s + len - 1;
+      const lastIn = scan.gpuCarry ? 0 : hostInput !== undefined ? hostInput[last]! : await readElement(gpu, source!, last, dtype);
+      const reads = out === undefined ? [] : [{ buffer: dstBuffer, offset: 0, size: len * 4, into: bytesOf(out, s, len) }];
+      const r = await gpu.execute(dispatches, reads, ctx.timing, index === 0, ctx.signal);
+      if (!scan.gpuCarry && s + len < n) {
+        const lastOut = out !== undefined ? out[last]! : await readElement(gpu, target!, last, dtype);
+        carry = nextCarry(p, lastOut, lastIn);
+      }
       kernelMs = addMs(kernelMs, r.kernelMs);
-      gpu.release(src, dst);
+      gpu.release(...owned);
       // The look-back state buffers are not pooled (they must start zeroed): destroy those.
       for (const b of temps) if (b.usage === BUF.STORAGE) b.destroy();
       else gpu.release(b);
       ctx.onProgress?.({ done: s + len, total: n, unit: 'elements' });
     }
-    return { data: out, ...callTimes(gpu, kernelMs) };
+    gpu.release(carryBuffer);
+    const data = target !== undefined ? (gpuDeviceArray(gpu, ctx.deviceArray, target, n, dtype) as OpOutput<ScanArray>['data']) : out!;
+    return { data, ...callTimes(gpu, kernelMs) };
   });
-  if (ctx.out === undefined || out === ctx.out) return result;
+  if (ctx.out === undefined || out === undefined || out === ctx.out) return result;
   ctx.out.set(out);
   return { ...result, data: ctx.out };
 }
 
 /** Runs one scan on `gpu` with an explicit decoupled-kernel configuration (tests sweep tilings and software subgroup sizes through it; tuning runs pass `timing`). */
-export function scanWithConfig(gpu: GpuDevice, p: ScanProblem, cfg: DecoupledConfig, opts: { chunkLimit?: number; timing?: boolean } = {}): Promise<OpOutput<ScanArray>> {
-  return runScan(gpu, p, { out: undefined, timing: opts.timing ?? false, onProgress: undefined, signal: undefined }, decoupledPlan(() => cfg), opts.chunkLimit);
+export async function scanWithConfig(gpu: GpuDevice, p: ScanProblem, cfg: DecoupledConfig, opts: { chunkLimit?: number; timing?: boolean } = {}): Promise<OpOutput<ScanArray>> {
+  const noHandles = (): never => {
+    throw new Error('scanWithConfig returns host arrays');
+  };
+  return runScan(gpu, p, { out: undefined, timing: opts.timing ?? false, onProgress: undefined, signal: undefined, output: 'array', deviceArray: noHandles }, decoupledPlan(() => cfg), opts.chunkLimit);
 }
 
 const NO_SUBGROUPS_NOTE = "this adapter has no 'subgroups' feature: ran the workgroup-memory form of the same kernel (what variant decoupled runs)";
 
-export function scanOp(gpu: GpuDevice, chunkLimit?: number): OpImplementation<'scan'> {
+const multiPass = (plan: Planner): ScanPlan => ({ plan, gpuCarry: false });
+
+/** Takes this backend's own DeviceArray inputs where they are (no read-back) and keeps the output on the device with `output: 'device'`. */
+export function scanOp(gpu: GpuDevice, chunkLimit?: number): ResidentOpImplementation<'scan'> {
   const variant =
-    (plan: Planner, notes?: readonly string[]) =>
-    async (p: ScanProblem, ctx: OpContext<ScanArray>): Promise<OpOutput<ScanArray>> => {
+    (plan: ScanPlan, notes?: readonly string[]) =>
+    async (p: ResidentProblem<'scan'>, ctx: OpContext<ScanArray>): Promise<OpOutput<ScanArray>> => {
       const out = await runScan(gpu, p, ctx, plan, chunkLimit);
       return notes === undefined ? out : { ...out, notes };
     };
   return {
+    residentInputs: true,
     // The faster form where the device has subgroups (the steady-state sweep in scan-decoupled.ts).
     defaultVariant: gpu.subgroups ? 'decoupled-subgroups' : 'decoupled',
     check(p) {
@@ -166,8 +250,8 @@ export function scanOp(gpu: GpuDevice, chunkLimit?: number): OpImplementation<'s
       decoupled: variant(decoupledPlan((g) => decoupledConfig(g, 'wg'))),
       // Subgroup builtins for the in-subgroup scans; without the feature, the form above, with a note.
       'decoupled-subgroups': variant(decoupledPlan((g) => decoupledConfig(g, 'subgroups')), gpu.subgroups ? undefined : [NO_SUBGROUPS_NOTE]),
-      blelloch: variant(blellochPlan),
-      'reduce-then-scan': variant(rtsPlan),
+      blelloch: variant(multiPass(blellochPlan)),
+      'reduce-then-scan': variant(multiPass(rtsPlan)),
     },
   };
 }

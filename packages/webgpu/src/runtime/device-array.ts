@@ -18,27 +18,35 @@ interface GpuArray {
 
 const records = new WeakMap<object, GpuArray>();
 
-/** Copies `length` f32 from `buffer` to the host, after every call queued before it. */
-function readF32(gpu: GpuDevice, buffer: GPUBuffer, length: number): Promise<Float32Array> {
+/** The 32-bit element types a WebGPU DeviceArray holds (scan keeps u32 and i32 results on the device). */
+export type GpuDtype = 'f32' | 'u32' | 'i32';
+type GpuData = Float32Array | Uint32Array | Int32Array;
+const CTORS = { f32: Float32Array, u32: Uint32Array, i32: Int32Array } as const;
+
+/** Copies `length` elements from `buffer` to the host, after every call queued before it. */
+function readElements(gpu: GpuDevice, buffer: GPUBuffer, length: number, dtype: GpuDtype): Promise<GpuData> {
   return gpu.exclusive(async () => {
     assertAlive(gpu, buffer, 'DeviceArray');
     const r = await gpu.execute([], [{ buffer, offset: 0, size: length * 4 }]);
-    return new Float32Array(r.data[0]!);
+    return new CTORS[dtype](r.data[0]!);
   });
 }
 
 /**
- * A handle that owns `buffer` (a pooled storage buffer holding `length` f32). `make` is the
- * call's `ctx.deviceArray`, so the handle belongs to the backend instance that ran the call.
+ * A handle that owns `buffer` (a pooled storage buffer holding `length` elements of `dtype`,
+ * f32 unless said). `make` is the call's `ctx.deviceArray`, so the handle belongs to the
+ * backend instance that ran the call.
  */
-export function gpuDeviceArray(gpu: GpuDevice, make: MakeHandle, buffer: GPUBuffer, length: number): DeviceArray<Float32Array> {
-  const self: { h?: DeviceArray<Float32Array> } = {};
-  const h = make<Float32Array>({
+export function gpuDeviceArray(gpu: GpuDevice, make: MakeHandle, buffer: GPUBuffer, length: number): DeviceArray<Float32Array>;
+export function gpuDeviceArray(gpu: GpuDevice, make: MakeHandle, buffer: GPUBuffer, length: number, dtype: GpuDtype): DeviceArray<GpuData>;
+export function gpuDeviceArray(gpu: GpuDevice, make: MakeHandle, buffer: GPUBuffer, length: number, dtype: GpuDtype = 'f32'): DeviceArray<GpuData> {
+  const self: { h?: DeviceArray<GpuData> } = {};
+  const h = make<GpuData>({
     backend: 'webgpu',
-    dtype: 'f32',
+    dtype,
     length,
     location: 'device',
-    read: () => readF32(gpu, buffer, length),
+    read: () => readElements(gpu, buffer, length, dtype),
     // Through the queue: a call queued before the release may still read the buffer.
     release: () => {
       if (self.h !== undefined) records.delete(self.h);
