@@ -10,6 +10,7 @@ import { DEVICE_LIMITS } from './runtime/adapter.js';
 import { setPassHook, setRecreateHook, type GpuDevice, type GpuDeviceStats } from './runtime/device.js';
 import { processLiveBuffers } from './runtime/ledger.js';
 import { setPipelineChunkBytes as setChunkBytesHook } from './runtime/pipeline.js';
+import { setStencilBindingBytes as setStencilBindingHook } from './ops/stencil3d.js';
 import { deviceOf, devicesOf } from './runtime/registry.js';
 import type { Program } from './runtime/program.js';
 
@@ -140,6 +141,15 @@ export function setOutputPrefault(backend: Backend, on: boolean): void {
 export function setPipelineChunkBytes(backend: Backend, bytes: number | undefined): void {
   if (bytes !== undefined) assertInteger(bytes, 'bytes', 16);
   for (const gpu of devicesOf(backend)) setChunkBytesHook(gpu, bytes);
+}
+
+/**
+ * Makes stencil3d take `bytes` as the storage binding limit from the next call on (undefined:
+ * back to the device's), so test-sized grids run as z-slabs with their halo planes exchanged.
+ */
+export function setStencilBindingBytes(backend: Backend, bytes: number | undefined): void {
+  if (bytes !== undefined) assertInteger(bytes, 'bytes', 16);
+  for (const gpu of devicesOf(backend)) setStencilBindingHook(gpu, bytes);
 }
 
 /** Staging buffers the backend's current device holds, uploads and readbacks together (at most 2 × slices). */

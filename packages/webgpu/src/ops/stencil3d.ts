@@ -4,23 +4,88 @@ import { copyBuffer, gpuDeviceArray, residentBuffer } from '../runtime/device-ar
 import type { Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
-import { gridParts } from '../runtime/usage.js';
+import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
 import { STREAMED, stencilNaive, stencilStreamed, stencilTiled, TILED } from './stencil3d.wgsl.js';
 import { addMs, bytesOf, callTimes, workPerSubmit, type WorkRate } from './common.js';
 
 type Problem = ResidentProblem<'stencil3d'>;
+type Dims = readonly [nx: number, ny: number, nz: number];
 
-/** How a variant covers the grid: its workgroups, the cells each updates per step, and its rate in cell updates per ms (low estimates, see WorkRate). */
+/** How a variant covers a grid of nx×ny×nz cells: its workgroups, the cells each updates per step, and its rate in cell updates per ms (low estimates, see WorkRate). */
 interface Layout {
-  readonly workgroups: (p: Problem) => [number, number, number];
+  readonly workgroups: (d: Dims) => [number, number, number];
   readonly groupCells: number;
   readonly rate: WorkRate;
 }
 
+/** Test hook (`setStencilBindingBytes` in testing.ts): a smaller storage binding than the device's, so test-sized grids run as slabs. */
+const bindingOverrides = new WeakMap<GpuDevice, number>();
+
+export function setStencilBindingBytes(gpu: GpuDevice, bytes: number | undefined): void {
+  if (bytes === undefined) bindingOverrides.delete(gpu);
+  else bindingOverrides.set(gpu, bytes);
+}
+
+const bindingBytes = (gpu: GpuDevice): number => Math.min(gpu.limits.storageBinding, bindingOverrides.get(gpu) ?? Infinity);
+
+/**
+ * One z-slab of a grid larger than a binding: global planes [z0, z1) are its own, held at local
+ * planes [lo, hi) of its two ping-pong buffers, with a halo plane below (every slab but the
+ * first) and above (every slab but the last) copied from its neighbours between steps.
+ */
+interface Slab {
+  readonly z0: number;
+  readonly z1: number;
+  /** Global plane of local plane 0. */
+  readonly zoff: number;
+  /** Planes the buffers hold (owned and halo). */
+  readonly planes: number;
+  readonly lo: number;
+  readonly hi: number;
+}
+
+/** The grid's z range cut into the fewest slabs whose planes (halos included) fit `planesPerBinding`, their sizes differing by at most one plane. */
+export function slabsOf(nz: number, planesPerBinding: number): Slab[] {
+  const own = planesPerBinding - 2;
+  const count = Math.ceil(nz / own);
+  const base = Math.floor(nz / count);
+  const extra = nz % count;
+  const slabs: Slab[] = [];
+  for (let i = 0, z0 = 0; i < count; i++) {
+    const z1 = z0 + base + (i < extra ? 1 : 0);
+    const zoff = i === 0 ? 0 : z0 - 1;
+    const top = i === count - 1 ? z1 : z1 + 1;
+    slabs.push({ z0, z1, zoff, planes: top - zoff, lo: z0 - zoff, hi: z1 - zoff });
+    z0 = z1;
+  }
+  return slabs;
+}
+
+const paramsOf = (p: Problem, part: GridPart, planes: number, zoff: number, lo: number, hi: number): ArrayBuffer =>
+  packParams([
+    ['u32', p.nx],
+    ['u32', p.ny],
+    ['u32', planes],
+    ['u32', p.boundary === 'copy' ? 1 : 0],
+    ['f32', p.c0],
+    ['f32', p.c1],
+    ['u32', part.offset[0]],
+    ['u32', part.offset[1]],
+    ['u32', part.offset[2]],
+    ['u32', zoff],
+    ['u32', p.nz],
+    ['u32', lo],
+    ['u32', hi],
+    ['u32', 0],
+    ['u32', 0],
+    ['u32', 0],
+  ]);
+
 /**
  * The input is a host array (uploaded into a buffer the steps may overwrite) or this backend's
  * own DeviceArray (read, never written: the steps ping-pong between two other buffers). With
- * `output: 'device'` the last grid stays on the GPU as the returned handle.
+ * `output: 'device'` the last grid stays on the GPU as the returned handle. A grid larger than
+ * one storage binding runs as z-slabs (runSlabs).
  */
 async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Array | Float64Array>, program: Program, layout: Layout): Promise<OpOutput<Float32Array | Float64Array>> {
   const input = p.input;
@@ -32,7 +97,11 @@ async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Arra
     // Nothing ran on the GPU: the copy is the whole call.
     return { data: out, kernelMs: 0, uploadMs: 0, readbackMs: 0 };
   }
-  if (n * 4 > gpu.limits.storageBinding) throw new LimitExceededError('input', `a ${p.nx}×${p.ny}×${p.nz} grid (${n * 4} bytes) is larger than one storage binding (${gpu.limits.storageBinding} bytes)`);
+  // A zero-step call to the device uploads the whole grid into one buffer.
+  if (p.steps === 0 && toDevice && !isDeviceArray(input) && n * 4 > gpu.limits.bufferSize) {
+    throw new LimitExceededError('input', `a ${p.nx}×${p.ny}×${p.nz} grid (${n * 4} bytes) is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes)`);
+  }
+  if (p.steps > 0 && n * 4 > bindingBytes(gpu)) return runSlabs(gpu, p, ctx, program, layout);
   return gpu.exclusive(async () => {
     const resident = isDeviceArray(input);
     const src = resident ? residentBuffer(gpu, input, 'input') : await gpu.upload(input as Float32Array, 0, ctx.signal);
@@ -54,22 +123,8 @@ async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Arra
     const c = resident ? gpu.storage(n * 4) : src;
     // The grid in parts within the device's per-dimension limit, each part small enough for one submit.
     const maxGroups = workPerSubmit(gpu, layout.rate) / layout.groupCells;
-    const parts = gridParts(layout.workgroups(p), gpu.limits.workgroupsPerDimension, maxGroups);
-    const params = parts.map((part) =>
-      gpu.uniform(
-        packParams([
-          ['u32', p.nx],
-          ['u32', p.ny],
-          ['u32', p.nz],
-          ['u32', p.boundary === 'copy' ? 1 : 0],
-          ['f32', p.c0],
-          ['f32', p.c1],
-          ['u32', part.offset[0]],
-          ['u32', part.offset[1]],
-          ['u32', part.offset[2]],
-        ]),
-      ),
-    );
+    const parts = gridParts(layout.workgroups([p.nx, p.ny, p.nz]), gpu.limits.workgroupsPerDimension, maxGroups);
+    const params = parts.map((part) => gpu.uniform(paramsOf(p, part, p.nz, 0, 0, p.nz)));
     const bind = (from: GPUBuffer, to: GPUBuffer) => params.map((u) => gpu.bind(pipeline, [{ buffer: from, size: n * 4 }, { buffer: to, size: n * 4 }, u]));
     const first = bind(src, b);
     const bc = bind(b, c);
@@ -114,15 +169,113 @@ async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Arra
   });
 }
 
+/**
+ * A grid larger than one storage binding, as z-slabs (slabsOf) each in two ping-pong buffers of
+ * its own: every slab must stay on the device across the steps, so device memory is about twice
+ * the grid. A step runs the stencil over every slab's own planes, then copies each slab's edge
+ * planes into its neighbours' halo planes on the device. The input is uploaded (or, resident,
+ * copied on the device) slab by slab; the owned planes of the last grid are read back (or copied
+ * into one device buffer for `output: 'device'`). With several slabs, `out` is filled only once
+ * every slab was read, so a failure leaves it as it was.
+ */
+async function runSlabs(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Array | Float64Array>, program: Program, layout: Layout): Promise<OpOutput<Float32Array | Float64Array>> {
+  const plane = p.nx * p.ny;
+  const planeBytes = plane * 4;
+  const n = plane * p.nz;
+  const planesPerBinding = Math.floor(bindingBytes(gpu) / planeBytes);
+  if (planesPerBinding < 3) {
+    throw new LimitExceededError('input', `a ${p.nx}×${p.ny}×${p.nz} grid (${n * 4} bytes) is larger than one storage binding (${bindingBytes(gpu)} bytes), and z-slabs need three of its ${p.nx}×${p.ny} planes (${3 * planeBytes} bytes) per binding`);
+  }
+  const toDevice = ctx.output === 'device';
+  if (toDevice && n * 4 > gpu.limits.bufferSize) {
+    throw new LimitExceededError('input', `a device output of ${n * 4} bytes is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes); ask for output: 'array'`);
+  }
+  const slabs = slabsOf(p.nz, planesPerBinding);
+  const input = p.input;
+  const out = toDevice ? undefined : ctx.out !== undefined && slabs.length === 1 ? (ctx.out as Float32Array) : gpu.output(Float32Array, n);
+  const result = await gpu.exclusive(async () => {
+    const pipeline = gpu.pipeline(program);
+    const maxGroups = workPerSubmit(gpu, layout.rate) / layout.groupCells;
+    const resident = isDeviceArray(input) ? residentBuffer(gpu, input, 'input') : undefined;
+    const held: GPUBuffer[] = [];
+    const uniforms: GPUBuffer[] = [];
+    // Per slab: its two buffers and, per grid part, the bind groups of both step directions.
+    const runs = [];
+    for (const slab of slabs) {
+      const bytes = slab.planes * planeBytes;
+      const a = gpu.storage(bytes);
+      const b = gpu.storage(bytes);
+      held.push(a, b);
+      if (resident !== undefined) copyBuffer(gpu, resident, slab.zoff * planeBytes, a, 0, bytes);
+      else await gpu.write(a, 0, (input as Float32Array).subarray(slab.zoff * plane, (slab.zoff + slab.planes) * plane), ctx.signal);
+      const parts = gridParts(layout.workgroups([p.nx, p.ny, slab.planes]), gpu.limits.workgroupsPerDimension, maxGroups);
+      const bound = parts.map((part) => {
+        const u = gpu.uniform(paramsOf(p, part, slab.planes, slab.zoff, slab.lo, slab.hi));
+        uniforms.push(u);
+        const bind = (from: GPUBuffer, to: GPUBuffer) => gpu.bind(pipeline, [{ buffer: from, size: bytes }, { buffer: to, size: bytes }, u]);
+        return { workgroups: part.workgroups, forward: bind(a, b), back: bind(b, a) };
+      });
+      runs.push({ slab, a, b, bound });
+    }
+    throwIfAborted(ctx.signal);
+    const work = runs.flatMap((r) => r.bound);
+    let kernelMs: number | undefined = 0;
+    let submits = 0;
+    for (let step = 0; step < p.steps; step++) {
+      // Step s writes b when s is even, a when odd.
+      for (const group of submitsOf(work, maxGroups)) {
+        const dispatches = group.map((w) => ({ pipeline, bindGroup: step % 2 === 0 ? w.forward : w.back, workgroups: w.workgroups }));
+        const r = await gpu.execute(dispatches, [], ctx.timing, submits++ === 0, ctx.signal);
+        kernelMs = addMs(kernelMs, r.kernelMs);
+        throwIfAborted(ctx.signal);
+      }
+      if (step + 1 < p.steps) exchangeHalos(gpu, runs.map((r) => ({ slab: r.slab, buffer: step % 2 === 0 ? r.b : r.a })), planeBytes);
+    }
+    const last = runs.map((r) => ({ slab: r.slab, buffer: p.steps % 2 === 1 ? r.b : r.a }));
+    const release = (): void => {
+      gpu.release(...uniforms, ...held);
+    };
+    if (out === undefined) {
+      const target = gpu.storage(n * 4);
+      const enc = gpu.device.createCommandEncoder();
+      for (const { slab, buffer } of last) enc.copyBufferToBuffer(buffer, slab.lo * planeBytes, target, slab.z0 * planeBytes, (slab.z1 - slab.z0) * planeBytes);
+      gpu.device.queue.submit([enc.finish()]);
+      release();
+      return { data: gpuDeviceArray(gpu, ctx.deviceArray, target, n), ...callTimes(gpu, kernelMs) };
+    }
+    const reads = last.map(({ slab, buffer }) => ({ buffer, offset: slab.lo * planeBytes, size: (slab.z1 - slab.z0) * planeBytes, into: bytesOf(out, slab.z0 * plane, (slab.z1 - slab.z0) * plane) }));
+    await gpu.execute([], reads, false, false, ctx.signal);
+    release();
+    return { data: out, ...callTimes(gpu, kernelMs) };
+  });
+  if (ctx.out === undefined || result.data === ctx.out || out === undefined) return result;
+  (ctx.out as Float32Array).set(out);
+  return { ...result, data: ctx.out };
+}
+
+/** Copies each slab's first and last own planes into the halo planes of the slabs below and above it (queue-ordered after the step). */
+function exchangeHalos(gpu: GpuDevice, grids: readonly { readonly slab: Slab; readonly buffer: GPUBuffer }[], planeBytes: number): void {
+  if (grids.length < 2) return;
+  const enc = gpu.device.createCommandEncoder();
+  for (let i = 0; i + 1 < grids.length; i++) {
+    const below = grids[i]!;
+    const above = grids[i + 1]!;
+    // The plane above `below`'s last own plane is `above`'s first, and the other way round.
+    enc.copyBufferToBuffer(above.buffer, above.slab.lo * planeBytes, below.buffer, below.slab.hi * planeBytes, planeBytes);
+    enc.copyBufferToBuffer(below.buffer, (below.slab.hi - 1) * planeBytes, above.buffer, 0, planeBytes);
+  }
+  gpu.device.queue.submit([enc.finish()]);
+}
+
 /** Low estimates (see WorkRate): llvmpipe on two cores gets about twice these; the tiled kernel's barriers cost most there. */
-const NAIVE: Layout = { workgroups: (q) => [Math.ceil((q.nx * q.ny * q.nz) / 256), 1, 1], groupCells: 256, rate: { software: 2.5e4, hardware: 2e8 } };
+const NAIVE: Layout = { workgroups: ([nx, ny, nz]) => [Math.ceil((nx * ny * nz) / 256), 1, 1], groupCells: 256, rate: { software: 2.5e4, hardware: 2e8 } };
 const TILED_LAYOUT: Layout = {
-  workgroups: (q) => [Math.ceil(q.nx / TILED.tx), Math.ceil(q.ny / TILED.ty), Math.ceil(q.nz / TILED.tz)],
+  workgroups: ([nx, ny, nz]) => [Math.ceil(nx / TILED.tx), Math.ceil(ny / TILED.ty), Math.ceil(nz / TILED.tz)],
   groupCells: TILED.tx * TILED.ty * TILED.tz,
   rate: { software: 5e3, hardware: 1e8 },
 };
 const STREAMED_LAYOUT: Layout = {
-  workgroups: (q) => [Math.ceil(q.nx / STREAMED.tx), Math.ceil(q.ny / STREAMED.ty), Math.ceil(q.nz / STREAMED.zb)],
+  workgroups: ([nx, ny, nz]) => [Math.ceil(nx / STREAMED.tx), Math.ceil(ny / STREAMED.ty), Math.ceil(nz / STREAMED.zb)],
   groupCells: STREAMED.tx * STREAMED.ty * STREAMED.zb,
   rate: { software: 1.7e4, hardware: 2e8 },
 };
