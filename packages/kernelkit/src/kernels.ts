@@ -11,6 +11,7 @@ import { readResolveOptions, resolveBackend, type ResolveOptions } from './resol
 import type { CostModel } from './router/cost-model.js';
 import type { CalibrationProgress } from './router/calibrate.js';
 import { Router, type CalibrationReport, type RouteInfo } from './router/router.js';
+import { DEFAULT_EXPLORE_FACTOR, DEFAULT_TRIAL_MAX_MS, type ExploreSettings } from './router/explore.js';
 
 export type RouteMode = 'auto' | 'fixed';
 const ROUTE_MODES: readonly RouteMode[] = ['auto', 'fixed'];
@@ -38,6 +39,14 @@ export interface CreateKernelsOptions extends ResolveOptions {
    * process. 'process' (the default with injected loaders, which a child cannot have): here.
    */
   readonly calibrateIn?: 'child' | 'process';
+  /**
+   * 'auto' only. Default true: after the predicted pick, each other backend and variant predicted
+   * within `factor` (default 4) of the best measured time for the call's op, size band, dtype and
+   * data location gets one timed trial (after an untimed warm-up call) when predicted under
+   * `trialMaxMs` (default 2000); later calls go to the fastest measured, which the cache keeps.
+   * false: every call goes where predicted.
+   */
+  readonly explore?: boolean | { readonly factor?: number; readonly trialMaxMs?: number };
 }
 
 export interface CalibrateKernelsOptions {
@@ -95,12 +104,30 @@ function readOptions(options: CreateKernelsOptions, env: NodeJS.ProcessEnv): Rou
   if (options.calibrationCache !== undefined && (typeof options.calibrationCache !== 'string' || options.calibrationCache === '')) {
     throw new InvalidArgumentError('options.calibrationCache', `expected a file path, got ${JSON.stringify(options.calibrationCache)}`);
   }
+  readExplore(options.explore);
   const { forced } = readResolveOptions(options, env);
   const oneBackend = options.backend !== undefined || options.backends !== undefined;
   if (options.route === 'auto' && oneBackend) {
     throw new InvalidArgumentError('options.route', "'auto' picks among the backends itself: leave out backend/backends, or use route: 'fixed'");
   }
-  return options.route ?? (oneBackend || forced !== undefined ? 'fixed' : 'auto');
+  const mode = options.route ?? (oneBackend || forced !== undefined ? 'fixed' : 'auto');
+  if (mode === 'fixed' && options.explore !== undefined && options.explore !== false) {
+    throw new InvalidArgumentError('options.explore', "exploring is for route: 'auto'; these kernels use one backend");
+  }
+  return mode;
+}
+
+/** The exploration settings `explore` asks for (undefined: off). */
+function readExplore(explore: CreateKernelsOptions['explore']): ExploreSettings | undefined {
+  if (explore === false) return undefined;
+  if (explore === undefined || explore === true) return { factor: DEFAULT_EXPLORE_FACTOR, trialMaxMs: DEFAULT_TRIAL_MAX_MS };
+  if (typeof explore !== 'object' || explore === null) throw new InvalidArgumentError('options.explore', `expected a boolean or { factor, trialMaxMs }, got ${JSON.stringify(explore)}`);
+  const { factor = DEFAULT_EXPLORE_FACTOR, trialMaxMs = DEFAULT_TRIAL_MAX_MS } = explore;
+  if (typeof factor !== 'number' || !Number.isFinite(factor) || factor < 1) throw new InvalidArgumentError('options.explore.factor', `expected a number >= 1, got ${JSON.stringify(factor)}`);
+  if (typeof trialMaxMs !== 'number' || !Number.isFinite(trialMaxMs) || trialMaxMs < 0) {
+    throw new InvalidArgumentError('options.explore.trialMaxMs', `expected a number of ms >= 0, got ${JSON.stringify(trialMaxMs)}`);
+  }
+  return { factor, trialMaxMs };
 }
 
 function kernelsOf(
@@ -154,7 +181,7 @@ export async function createKernels(options: CreateKernelsOptions = {}, loaders:
       const variant = v !== undefined && o?.['variant'] === undefined && b.variants(op).includes(v) ? v : undefined;
       const run = b[op] as unknown as (a: unknown, o: unknown) => Promise<Result<unknown>>;
       const r = await run.call(b, a, variant === undefined ? o : { ...o, variant });
-      return { ...r, route: { mode: 'fixed', backend: b.name, variant: r.variant, reason: `one backend for every call (${selected})` } };
+      return { ...r, route: { mode: 'fixed', backend: b.name, variant: r.variant, reason: `one backend for every call (${selected})`, choice: 'fixed', settled: true } };
     };
     return kernelsOf(mode, b, selected, skipped, call, {
       started: async () => [selected],
@@ -166,6 +193,7 @@ export async function createKernels(options: CreateKernelsOptions = {}, loaders:
     });
   }
 
+  const explore = readExplore(options.explore);
   const inChild = (options.calibrateIn ?? (loaders === defaultLoaders ? 'child' : 'process')) === 'child';
   const router = new Router({
     candidates: autoCandidates(threads, adapter, webgpuDevices),
@@ -174,6 +202,7 @@ export async function createKernels(options: CreateKernelsOptions = {}, loaders:
     ...(options.costModel === undefined ? {} : { costModel: options.costModel }),
     ...(options.calibrationCache === undefined ? {} : { cachePath: options.calibrationCache }),
     ...(options.calibrationBudgetMs === undefined ? {} : { calibrationBudgetMs: options.calibrationBudgetMs }),
+    ...(explore === undefined ? {} : { explore }),
     ...(inChild ? { calibrateInChild: { ...(threads === undefined ? {} : { threads }), ...(adapter === undefined ? {} : { adapter }) } } : {}),
   });
   const allSkipped = router.skipped;

@@ -29,10 +29,10 @@ const THRESHOLD_MODEL: CostModel = {
   backends: { cpu: cost('cpu', { msPerWork: 1e-6 }), piscina: cost('piscina/default threads', { fixedMs: 5, msPerWork: 0.25e-6 }) },
 };
 
-describe('routing by predicted time', () => {
+describe('routing by predicted time (exploration off)', () => {
   it('sends a call below the crossover to one backend and above it to the other, with the runner-up', async () => {
     const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
-    const k = await createKernels({ costModel: THRESHOLD_MODEL }, loaders, noEnv);
+    const k = await createKernels({ explore: false, costModel: THRESHOLD_MODEL }, loaders, noEnv);
     expect(k.route).toBe('auto');
     const small = await k.scan(makeScanArgs({ n: 800_000, dtype: 'u32' }));
     expect(small.route).toMatchObject({ mode: 'auto', backend: 'cpu', runnerUp: { backend: 'piscina' } });
@@ -49,7 +49,7 @@ describe('routing by predicted time', () => {
     const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
     // piscina is the default backend (started at creation); cpu is 3× faster per byte but costs 20 ms to start.
     const model: CostModel = { backends: { piscina: cost('p', { msPerWork: 3e-6 }), cpu: cost('cpu', { msPerWork: 1e-6 }, { startMs: 20 }) } };
-    const k = await createKernels({ costModel: model }, loaders, noEnv);
+    const k = await createKernels({ explore: false, costModel: model }, loaders, noEnv);
     expect(await k.started()).toEqual(['piscina']);
     // 8e5 bytes: piscina 2.4 ms vs cpu 20.8 ms with start-up.
     expect((await k.scan(makeScanArgs({ n: 100_000, dtype: 'u32' }))).route.backend).toBe('piscina');
@@ -70,7 +70,7 @@ describe('routing by predicted time', () => {
     // cpu computes at 2 ns per update, piscina at 1 ns; cpu copies cost 10 ns/byte each way.
     const slowCopies = { upload: { fixedMs: 0, msPerByte: 1e-5 }, download: { fixedMs: 0, msPerByte: 1e-5 } };
     const model: CostModel = { backends: { cpu: cost('cpu', { msPerWork: 2e-6 }, slowCopies), piscina: cost('p', { msPerWork: 1e-6 }) } };
-    const k = await createKernels({ costModel: model }, loaders, noEnv);
+    const k = await createKernels({ explore: false, costModel: model }, loaders, noEnv);
     const args = makeStencil3dArgs({ n: 32, steps: 2, boundary: 'copy' });
     // Host input: piscina (0.07 ms) beats cpu (0.13 ms).
     expect((await k.stencil3d(args)).route.backend).toBe('piscina');
@@ -91,7 +91,7 @@ describe('routing by predicted time', () => {
 
   it('routes a pinned variant only among backends that have it, and falls back when none is predicted', async () => {
     const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
-    const k = await createKernels({ costModel: { backends: { cpu: cost('cpu', { msPerWork: 1 }) } } }, loaders, noEnv);
+    const k = await createKernels({ explore: false, costModel: { backends: { cpu: cost('cpu', { msPerWork: 1 }) } } }, loaders, noEnv);
     const r = await k.scan(makeScanArgs({ n: 10, dtype: 'u32' }), { variant: 'sequential' });
     expect(r.route.backend).toBe('cpu');
     expect(r.variant).toBe('sequential');
@@ -109,7 +109,7 @@ describe('routing by predicted time', () => {
         piscina: cost('piscina/default threads', { fixedMs: 2, msPerWork: 1e-7 }),
       },
     };
-    const k = await createKernels({ costModel: model }, loaders, noEnv);
+    const k = await createKernels({ explore: false, costModel: model }, loaders, noEnv);
     expect(k.selected).toBe('webgpu');
     expect(calls.log.map((c) => c.backend)).toEqual(['webgpu']);
     expect((await k.scan(makeScanArgs({ n: 1000, dtype: 'u32' }))).route.backend).toBe('cpu');
@@ -124,7 +124,7 @@ describe('routing by predicted time', () => {
   it('a candidate that fails to start is skipped with its reason and the next best runs', async () => {
     const { loaders } = fakeLoaders({ piscina: { ok: false, reason: 'workers not built' }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
     const model: CostModel = { backends: { piscina: cost('p', { msPerWork: 1e-9 }), cpu: cost('cpu', { msPerWork: 1e-6 }) } };
-    const k = await createKernels({ costModel: model }, loaders, noEnv);
+    const k = await createKernels({ explore: false, costModel: model }, loaders, noEnv);
     const r = await k.scan(makeScanArgs({ n: 1000, dtype: 'u32' }));
     expect(r.route.backend).toBe('cpu');
     expect(k.skipped).toContainEqual({ backend: 'piscina', reason: 'workers not built' });

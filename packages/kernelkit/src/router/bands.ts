@@ -1,5 +1,5 @@
 import { OP_NAMES, type BackendName, type OpName } from '@kernelkit/ops';
-import { opCostOf, predictMs, type CallShape, type CostModel } from './cost-model.js';
+import { opCostOf, predictMs, routedVariants, type CallShape, type CostModel } from './cost-model.js';
 
 /** What `work` counts per op (from @kernelkit/ops), for tables. */
 export const WORK_UNITS: Readonly<Record<OpName, string>> = {
@@ -9,6 +9,9 @@ export const WORK_UNITS: Readonly<Record<OpName, string>> = {
   gridSearch: 'grid points',
   convLayer: 'multiply-adds',
 };
+
+/** The bands table's resolution: work is swept in steps of a quarter decade, and routing keys use the same bands. */
+export const BAND_STEPS_PER_DECADE = 4;
 
 /** Stencil calls in the bands table are taken to run this many steps (the other ops make one pass). */
 export const BAND_STENCIL_STEPS = 10;
@@ -23,17 +26,18 @@ export interface Band {
 /** Which backend the model picks for host-array calls of `op` as work grows (every backend already started), from 1e3 to 1e11. */
 export function routingBands(model: CostModel, op: OpName): Band[] {
   const bands: Band[] = [];
-  for (let e = 3; e <= 11; e += 0.25) {
-    const work = 10 ** e;
+  for (let step = 3 * BAND_STEPS_PER_DECADE; step <= 11 * BAND_STEPS_PER_DECADE; step++) {
+    const work = 10 ** (step / BAND_STEPS_PER_DECADE);
     const shape: CallShape = { op, work, passes: op === 'stencil3d' ? BAND_STENCIL_STEPS : 1, inputBytes: 0, outputBytes: 0, input: { kind: 'host' }, output: 'array' };
     let best: Band | undefined;
     let bestMs = Infinity;
     for (const [name, cost] of Object.entries(model.backends) as [BackendName, NonNullable<CostModel['backends'][BackendName]>][]) {
-      const v = cost.variants[op]?.[0];
-      const fit = v === undefined ? undefined : opCostOf(cost, op, v);
-      if (v === undefined || fit === undefined) continue;
-      const ms = predictMs(model, name, cost, fit.cost.fit, shape, true);
-      if (ms < bestMs) [best, bestMs] = [{ fromWork: work, backend: name, variant: v }, ms];
+      for (const v of routedVariants(cost, op)) {
+        const fit = opCostOf(cost, op, v);
+        if (fit === undefined) continue;
+        const ms = predictMs(model, name, cost, fit.cost.fit, shape, true);
+        if (ms < bestMs) [best, bestMs] = [{ fromWork: work, backend: name, variant: v }, ms];
+      }
     }
     if (best === undefined) continue;
     const last = bands[bands.length - 1];

@@ -4,10 +4,12 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { writeFileAtomic } from '@kernelkit/core';
 import { OP_NAMES } from '@kernelkit/ops';
+import { BACKEND_NAMES } from '../names.js';
 import type { BackendCost } from './cost-model.js';
+import type { MeasuredChoice } from './explore.js';
 
 /** Bumped when the file's shape or the calibration sizes change: older files are re-measured. */
-export const CALIBRATION_FORMAT_VERSION = 2;
+export const CALIBRATION_FORMAT_VERSION = 3;
 export const CALIBRATION_CACHE_ENV = 'KERNELKIT_CALIBRATION_CACHE';
 
 /** What makes timings from one machine (or one kernelkit release) useless on another. */
@@ -37,11 +39,24 @@ export function defaultCalibrationPath(env: NodeJS.ProcessEnv = process.env): st
   return join(xdg !== undefined && xdg !== '' ? xdg : join(os.homedir(), '.cache'), 'kernelkit', 'calibration.json');
 }
 
+/** Measured choices per routing key (explore.ts routingKey), for one set of candidate backends. */
+export type MeasuredChoices = Readonly<Record<string, MeasuredChoice>>;
+
+export interface MachineEntry {
+  readonly machine: MachineIdentity;
+  readonly backends: Readonly<Record<string, BackendCost>>;
+  /** Keyed by `candidateSet`: a choice among these backends says nothing about another set. */
+  readonly choices?: Readonly<Record<string, MeasuredChoices>>;
+}
+
 export interface CalibrationFile {
   readonly version: number;
   /** Keyed by `machineKey`; each machine's backends keyed by `BackendCost.key` (backend + adapter or workers). */
-  readonly machines: Readonly<Record<string, { readonly machine: MachineIdentity; readonly backends: Readonly<Record<string, BackendCost>> }>>;
+  readonly machines: Readonly<Record<string, MachineEntry>>;
 }
+
+/** The key of a set of candidate backends: their cache keys, sorted. */
+export const candidateSet = (backendKeys: readonly string[]): string => [...backendKeys].sort().join(' + ');
 
 export interface CacheRead {
   readonly file: CalibrationFile;
@@ -61,6 +76,14 @@ function isBackendCost(v: unknown): v is BackendCost {
   return Object.entries(v['ops']).every(
     ([op, byVariant]) =>
       (OP_NAMES as readonly string[]).includes(op) && isObject(byVariant) && Object.values(byVariant).every((c) => isObject(c) && isFit(c['fit'], ['fixedMs', 'msPerWork', 'msPerPass']) && Array.isArray(c['samples'])),
+  );
+}
+
+const isTrial = (v: unknown): boolean => isFit(v, ['ms', 'work']);
+
+function isMeasuredChoice(v: unknown): v is MeasuredChoice {
+  return (
+    isObject(v) && (BACKEND_NAMES as readonly unknown[]).includes(v['backend']) && typeof v['variant'] === 'string' && isObject(v['trials']) && Object.values(v['trials']).every(isTrial)
   );
 }
 
@@ -116,7 +139,20 @@ export async function readCalibrationCache(path: string): Promise<CacheRead> {
       if (isBackendCost(cost)) backends[bk] = cost;
       else dropped++;
     }
-    machines[key] = { machine: entry['machine'] as unknown as MachineIdentity, backends };
+    const choices: Record<string, Record<string, MeasuredChoice>> = {};
+    for (const [set, byKey] of Object.entries(isObject(entry['choices']) ? entry['choices'] : {})) {
+      if (!isObject(byKey)) {
+        dropped++;
+        continue;
+      }
+      const kept: Record<string, MeasuredChoice> = {};
+      for (const [rk, c] of Object.entries(byKey)) {
+        if (isMeasuredChoice(c)) kept[rk] = c;
+        else dropped++;
+      }
+      choices[set] = kept;
+    }
+    machines[key] = { machine: entry['machine'] as unknown as MachineIdentity, backends, ...(Object.keys(choices).length ? { choices } : {}) };
   }
   if (dropped > 0) {
     const note = `calibration cache ${path}: ignored ${dropped} malformed entr${dropped === 1 ? 'y' : 'ies'}; they will be re-measured`;
@@ -137,10 +173,27 @@ export function cachedBackend(file: CalibrationFile, machine: MachineIdentity, b
  * a reader never sees half a file.
  */
 export async function writeCalibrationCache(path: string, machine: MachineIdentity, costs: readonly BackendCost[]): Promise<void> {
+  await updateMachine(path, machine, (entry) => {
+    const backends = { ...entry.backends };
+    for (const c of costs) backends[c.key] = c;
+    return { ...entry, backends };
+  });
+}
+
+/** The measured choices cached for this machine and candidate set. */
+export function cachedChoices(file: CalibrationFile, machine: MachineIdentity, set: string): MeasuredChoices {
+  return file.machines[machineKey(machine)]?.choices?.[set] ?? {};
+}
+
+/** Merges measured choices for one candidate set into the file, as `writeCalibrationCache` does backends. */
+export async function writeMeasuredChoices(path: string, machine: MachineIdentity, set: string, choices: MeasuredChoices): Promise<void> {
+  await updateMachine(path, machine, (entry) => ({ ...entry, choices: { ...entry.choices, [set]: { ...entry.choices?.[set], ...choices } } }));
+}
+
+async function updateMachine(path: string, machine: MachineIdentity, update: (entry: MachineEntry) => MachineEntry): Promise<void> {
   const { file } = await readCalibrationCache(path);
   const key = machineKey(machine);
-  const backends = { ...(file.machines[key]?.backends ?? {}) };
-  for (const c of costs) backends[c.key] = c;
-  const next: CalibrationFile = { version: CALIBRATION_FORMAT_VERSION, machines: { ...file.machines, [key]: { machine, backends } } };
+  const entry = update(file.machines[key] ?? { machine, backends: {} });
+  const next: CalibrationFile = { version: CALIBRATION_FORMAT_VERSION, machines: { ...file.machines, [key]: { ...entry, machine } } };
   await writeFileAtomic(path, JSON.stringify(next, null, 2) + '\n');
 }

@@ -1,5 +1,5 @@
 import {
-  OPS, ctorOf, convLayerMultiplyAdds, convLayerOutputLength, conv2dMultiplyAdds, conv2dOutputLength, isDeviceArray, scanBytes, stencil3dOutputLength, stencil3dPointUpdates,
+  OPS, ctorOf, dtypeOf, convLayerMultiplyAdds, convLayerOutputLength, conv2dMultiplyAdds, conv2dOutputLength, isDeviceArray, scanBytes, stencil3dOutputLength, stencil3dPointUpdates,
   type DeviceArray, type DeviceData, type OpName,
 } from '@kernelkit/ops';
 import type { CallShape, InputPlace } from './cost-model.js';
@@ -8,6 +8,8 @@ import type { CallShape, InputPlace } from './cost-model.js';
 function bytesOf(a: DeviceData | DeviceArray): number {
   return isDeviceArray(a) ? a.length * ctorOf(a.dtype).BYTES_PER_ELEMENT : a.byteLength;
 }
+
+const dtypeOfInput = (a: DeviceData | DeviceArray): string => (isDeviceArray(a) ? a.dtype : dtypeOf(a));
 
 function placeOf(a: DeviceData | DeviceArray): InputPlace {
   return isDeviceArray(a) ? { kind: 'device', backend: a.backend, location: a.location } : { kind: 'host' };
@@ -28,12 +30,14 @@ export function callShape(op: OpName, args: unknown, output: 'array' | 'device' 
     case 'stencil3d': {
       const p = validate(args) as ReturnType<(typeof OPS)['stencil3d']['validate']>;
       const bytes = bytesOf(p.input);
-      return { op, work: stencil3dPointUpdates(p), passes: Math.max(1, p.steps), inputBytes: bytes, outputBytes: bytes * (stencil3dOutputLength(p) / p.input.length), input: placeOf(p.input), output };
+      return {
+        op, work: stencil3dPointUpdates(p), passes: Math.max(1, p.steps), inputBytes: bytes, outputBytes: bytes * (stencil3dOutputLength(p) / p.input.length), input: placeOf(p.input), output, dtype: dtypeOfInput(p.input),
+      };
     }
     case 'scan': {
       const p = validate(args) as ReturnType<(typeof OPS)['scan']['validate']>;
       const bytes = bytesOf(p.input);
-      return { op, work: scanBytes(p.input.length, p.dtype), passes: 1, inputBytes: bytes, outputBytes: bytes, input: placeOf(p.input), output };
+      return { op, work: scanBytes(p.input.length, p.dtype), passes: 1, inputBytes: bytes, outputBytes: bytes, input: placeOf(p.input), output, dtype: p.dtype };
     }
     case 'gridSearch': {
       const p = validate(args) as ReturnType<(typeof OPS)['gridSearch']['validate']>;

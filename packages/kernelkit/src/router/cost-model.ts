@@ -63,10 +63,21 @@ export interface CallShape {
   readonly outputBytes: number;
   readonly input: InputPlace;
   readonly output: 'array' | 'device';
+  /** The input's element type where the op takes several (scan, stencil3d): part of the routing key. */
+  readonly dtype?: string;
 }
 
 export const timeOf = (f: TimeFit, work: number, passes: number): number => f.fixedMs + f.msPerWork * work + f.msPerPass * passes;
 export const transferMs = (f: TransferFit, bytes: number): number => (bytes > 0 ? f.fixedMs + f.msPerByte * bytes : 0);
+
+/**
+ * The variants of `op` the router considers on `b`: those calibration measured, and the
+ * backend's `auto` (which picks its kernel per call, predicted by the default variant's fit).
+ */
+export function routedVariants(b: BackendCost, op: OpName): string[] {
+  const measured = b.ops[op] ?? {};
+  return (b.variants[op] ?? []).filter((v) => measured[v] !== undefined || v === 'auto');
+}
 
 /** The fit for `variant` of `op`, or the op's default variant's as a stand-in when it was not measured. */
 export function opCostOf(b: BackendCost, op: OpName, variant: string): { cost: OpCost; measured: boolean } | undefined {

@@ -6,12 +6,23 @@ import { DisposedError, type BackendFailure } from '@kernelkit/core';
 import { isDeviceArray, OP_NAMES, OPS, type Backend, type BackendName, type OpName, type Result } from '@kernelkit/ops';
 import type { BackendLoaders } from '../loaders.js';
 import { backendKey, type Candidate } from './keys.js';
-import { cachedBackend, defaultCalibrationPath, machineIdentity, readCalibrationCache, writeCalibrationCache, type MachineIdentity } from './cache.js';
+import {
+  cachedBackend, cachedChoices, candidateSet, defaultCalibrationPath, machineIdentity, readCalibrationCache, writeCalibrationCache, writeMeasuredChoices, type CacheRead, type MachineIdentity,
+} from './cache.js';
 import { calibrate, type CalibrationProgress } from './calibrate.js';
 import type { ChildMessage, ChildRequest } from './calibrate-child.js';
 import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
-import { opCostOf, predictMs, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
+import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
+import { decide, pickName, routingKey, type ExploreSettings, type MeasuredChoice, type Pick, type Trial } from './explore.js';
+
+/**
+ * How the call's backend was chosen. 'fixed': the one backend of route: 'fixed'. 'default': no
+ * prediction covers the op. 'predicted': lowest predicted time (exploration off). 'warm-up': a
+ * candidate's first call of the op in this process, before its trial. 'trial': a timed call
+ * of a candidate while its routing key explores. 'measured': the fastest candidate measured.
+ */
+export type RouteChoice = 'fixed' | 'default' | 'predicted' | 'warm-up' | 'trial' | 'measured';
 
 /** Why a call ran where it did. */
 export interface RouteInfo {
@@ -21,9 +32,20 @@ export interface RouteInfo {
   readonly variant: string;
   /** Predicted end-to-end ms (start-up included when the backend was not running yet). */
   readonly predictedMs?: number;
-  /** The fastest other backend and its prediction. */
-  readonly runnerUp?: { readonly backend: BackendName; readonly variant: string; readonly predictedMs: number };
+  /** The next candidate: for 'measured', the fastest other one measured (with its ms); else the next by prediction. */
+  readonly runnerUp?: { readonly backend: BackendName; readonly variant: string; readonly predictedMs?: number; readonly measuredMs?: number };
   readonly reason: string;
+  readonly choice: RouteChoice;
+  /** True when later calls with this routing key go where this one went, without more trials. */
+  readonly settled: boolean;
+  /** The routing key ('auto'): op, size band, dtype, input and output place. */
+  readonly key?: string;
+  /** How many backend/variant candidates this call's key weighs ('auto'). */
+  readonly candidates?: number;
+  /** This call's end-to-end ms, for a trial; the chosen candidate's trial ms, for 'measured'. */
+  readonly measuredMs?: number;
+  /** 'measured' and 'trial': every trial of the key so far, ms by `backend/variant`. */
+  readonly trials?: Readonly<Record<string, number>>;
 }
 
 export interface CalibrationReport {
@@ -57,6 +79,8 @@ export interface RouterOptions {
    * (see calibrate-child.ts for why); without it, in this process with `loaders`.
    */
   readonly calibrateInChild?: { readonly threads?: number; readonly adapter?: AdapterKind };
+  /** Measured choice per routing key (see explore.ts); without it, every call goes where predicted. */
+  readonly explore?: ExploreSettings;
 }
 
 /** Built code only: from src/router (tests) and dist/router alike this is the compiled child. */
@@ -73,11 +97,6 @@ interface CalibrateRequest {
   readonly onProgress?: (p: CalibrationProgress) => void;
 }
 
-interface Pick {
-  readonly name: BackendName;
-  readonly variant: string;
-  readonly predictedMs: number;
-}
 
 /**
  * Per-call routing over several backends. Each is started on the first call routed to it (or
@@ -94,6 +113,14 @@ export class Router {
   private disposedFlag = false;
   /** Backends that failed to start in a calibration child. */
   private readonly unstartable = new Set<BackendName>();
+  /** `backend/variant op` of every candidate that has run the op here: its next call is not a warm-up. */
+  private readonly warm = new Set<string>();
+  /** Trials per routing key while it explores, by `backend/variant`. */
+  private readonly trials = new Map<string, Map<string, Trial>>();
+  /** Settled routing keys: measured here, or read from the cache. */
+  private readonly settled = new Map<string, MeasuredChoice & { readonly cached: boolean }>();
+  private fileRead: Promise<CacheRead> | undefined;
+  private writes: Promise<void> = Promise.resolve();
 
   /** True from the moment dispose() is called. */
   get disposed(): boolean {
@@ -161,10 +188,24 @@ export class Router {
     return k.key;
   }
 
+  /**
+   * Measured choices are kept in the cache file: always with a calibrated model, and with an
+   * injected one only when a cache path was given (a model measured elsewhere has no file of its own).
+   */
+  private get persistChoices(): boolean {
+    return this.o.costModel === undefined || this.o.cachePath !== undefined;
+  }
+
+  /** The cache file as first read (one read for the fits and the measured choices). */
+  private readFile(): Promise<CacheRead> {
+    this.fileRead ??= readCalibrationCache(this.cachePath);
+    return this.fileRead;
+  }
+
   /** Reads the cache once: the entries for this machine and these backends join the model. */
   private loadCache(): Promise<string | undefined> {
     this.cacheLoaded ??= (async () => {
-      const { file, note } = await readCalibrationCache(this.cachePath);
+      const { file, note } = await this.readFile();
       for (const c of this.o.candidates) {
         if (this.model.backends[c.name] !== undefined) continue;
         const key = await this.keyOf(c);
@@ -285,6 +326,8 @@ export class Router {
       // An op that got no sample is stored empty: measured, and not a candidate for it.
       const ops = { ...(prev?.ops ?? {}) };
       for (const op of o.ops) ops[op] = r.ops[op] ?? {};
+      // Measured here: those variants' next calls are not warm-ups.
+      for (const [op, byVariant] of Object.entries(r.ops)) for (const v of Object.keys(byVariant ?? {})) this.warm.add(`${t.name}/${v} ${op}`);
       const cost: BackendCost = {
         key: t.key,
         description: t.backend.info.description,
@@ -311,8 +354,12 @@ export class Router {
     return { backends: targets.map((t) => t.name), ms: run?.ms ?? 0, budgetMs: o.budgetMs, skipped: run?.skipped ?? [], saved, path: this.cachePath, model: this.costModel };
   }
 
-  /** Every candidate's prediction for `shape`, fastest first. */
-  async rank(shape: CallShape, variant: string | undefined): Promise<Pick[]> {
+  /**
+   * Every candidate's prediction for `shape`, fastest first: per backend, the `pinned` variant
+   * when given, else `preferred` where the backend has it, else each variant it routes
+   * (routedVariants: those calibration measured and its `auto`).
+   */
+  async rank(shape: CallShape, pinned: string | undefined, preferred?: string): Promise<Pick[]> {
     const picks: Pick[] = [];
     for (const c of this.o.candidates) {
       const cost = this.model.backends[c.name];
@@ -321,11 +368,12 @@ export class Router {
       const s = state === undefined ? undefined : await state;
       if (s?.status === 'failed') continue;
       const known = cost.variants[shape.op] ?? [];
-      const v = variant !== undefined && known.includes(variant) ? variant : variant === undefined ? known[0] : undefined;
-      if (v === undefined) continue;
-      const fit = opCostOf(cost, shape.op, v);
-      if (fit === undefined) continue;
-      picks.push({ name: c.name, variant: v, predictedMs: predictMs(this.model, c.name, cost, fit.cost.fit, shape, s !== undefined) });
+      const one = pinned ?? (preferred !== undefined && known.includes(preferred) ? preferred : undefined);
+      const variants = one === undefined ? routedVariants(cost, shape.op) : known.includes(one) ? [one] : [];
+      for (const v of variants) {
+        const fit = opCostOf(cost, shape.op, v);
+        if (fit !== undefined) picks.push({ name: c.name, variant: v, predictedMs: predictMs(this.model, c.name, cost, fit.cost.fit, shape, s !== undefined) });
+      }
     }
     return picks.sort((a, b) => a.predictedMs - b.predictedMs);
   }
@@ -352,6 +400,50 @@ export class Router {
 
   private readonly inFlight = new Set<Promise<unknown>>();
 
+  /** The candidate set measured choices are filed under: the cache keys of the backends with a model. */
+  private candidateSetKey(): string {
+    return candidateSet(this.o.candidates.flatMap((c) => this.model.backends[c.name]?.key ?? []));
+  }
+
+  /** The key's settled choice: measured in this process, or from the cache file. */
+  private async settledChoice(key: string): Promise<(MeasuredChoice & { readonly cached: boolean }) | undefined> {
+    const own = this.settled.get(key);
+    if (own !== undefined || !this.persistChoices) return own;
+    const c = cachedChoices((await this.readFile()).file, this.machine, this.candidateSetKey())[key];
+    if (c === undefined) return undefined;
+    const s = { ...c, cached: true };
+    this.settled.set(key, s);
+    return s;
+  }
+
+  /** Saves a settled key in the cache file; writes are queued so two settling at once both land. */
+  private saveChoice(key: string, choice: MeasuredChoice): void {
+    if (!this.persistChoices) return;
+    const set = this.candidateSetKey();
+    this.writes = this.writes
+      .then(() => writeMeasuredChoices(this.cachePath, this.machine, set, { [key]: choice }))
+      .catch((err: unknown) => void process.emitWarning(`calibration cache ${this.cachePath}: measured choice not saved: ${message(err)}`, { code: 'KERNELKIT_CALIBRATION_CACHE' }));
+  }
+
+  /** Where this call goes and why, before the call (trial times are added after it). */
+  private async choose(shape: CallShape, ranked: readonly Pick[], key: string): Promise<{ pick: Pick; choice: RouteChoice; measured?: MeasuredChoice & { readonly cached?: boolean } }> {
+    const best = ranked[0]!;
+    const explore = this.o.explore;
+    if (explore === undefined) return { pick: best, choice: 'predicted' };
+    const settled = await this.settledChoice(key);
+    const kept = settled === undefined ? undefined : ranked.find((p) => p.name === settled.backend && p.variant === settled.variant);
+    if (settled !== undefined && kept !== undefined) return { pick: kept, choice: 'measured', measured: settled };
+    let trials = this.trials.get(key);
+    if (trials === undefined) this.trials.set(key, (trials = new Map()));
+    const d = decide(ranked, trials, shape.work, explore)!;
+    if (d.kind === 'explore') return { pick: d.pick, choice: this.warm.has(`${pickName(d.pick)} ${shape.op}`) ? 'trial' : 'warm-up' };
+    if (d.kind === 'predicted') return { pick: d.pick, choice: 'predicted' };
+    const choice = { ...d.choice, cached: false };
+    this.settled.set(key, choice);
+    this.saveChoice(key, d.choice);
+    return { pick: d.pick, choice: 'measured', measured: choice };
+  }
+
   private async route<D>(op: OpName, args: unknown, options: Record<string, unknown> | undefined, defaultVariant: string | undefined): Promise<Result<D> & { readonly route: RouteInfo }> {
     // Read once: routing and the backend see the same values. The validated problem is passed on
     // as the args (the backend takes it without reading the caller's object again), and the
@@ -361,39 +453,67 @@ export class Router {
     const shape = callShape(op, problem, opts?.['output'] === 'device' ? 'device' : 'array');
     const calibrationNote = await this.ensureCalibrated(op);
     const pinned = typeof opts?.['variant'] === 'string' ? (opts['variant'] as string) : undefined;
+    const key = routingKey(shape, pinned);
     for (;;) {
-      const ranked = await this.rank(shape, pinned);
-      // The kernels-wide default variant applies where a backend has it, as with one backend.
-      const best = ranked[0];
-      let name: BackendName;
-      let reason: string;
-      if (best === undefined) {
-        name = this.o.fallback.name;
-        reason = `no prediction for ${op}${pinned ? ` with variant ${pinned}` : ''}: ran on the default backend`;
+      const ranked = await this.rank(shape, pinned, defaultVariant);
+      let pick: { name: BackendName; variant: string | undefined };
+      let chosen: Awaited<ReturnType<Router['choose']>> | undefined;
+      if (ranked.length === 0) {
+        // The kernels-wide default variant applies where the backend has it, as with one backend.
+        const b = this.o.fallback.backend;
+        pick = { name: this.o.fallback.name, variant: pinned ?? (defaultVariant !== undefined && b.variants(op).includes(defaultVariant) ? defaultVariant : undefined) };
       } else {
-        name = best.name;
-        reason = 'lowest predicted end-to-end time';
+        chosen = await this.choose(shape, ranked, key);
+        pick = chosen.pick;
       }
-      const s = await this.start(name);
+      const s = await this.start(pick.name);
       if (s.status === 'failed') continue; // rank() now leaves it out
       const b = s.backend;
-      const variant = pinned ?? (defaultVariant !== undefined && b.variants(op).includes(defaultVariant) ? defaultVariant : undefined);
       const call = b[op] as unknown as (a: unknown, o: unknown) => Promise<Result<D>>;
-      const r = await call.call(b, problem, variant === undefined ? opts : { ...opts, variant });
-      const runnerUp = ranked.find((p) => p.name !== name);
-      const route: RouteInfo = {
-        mode: 'auto',
-        backend: name,
-        variant: r.variant,
-        ...(best !== undefined && best.name === name ? { predictedMs: best.predictedMs } : {}),
-        ...(runnerUp !== undefined ? { runnerUp: { backend: runnerUp.name, variant: runnerUp.variant, predictedMs: runnerUp.predictedMs } } : {}),
-        reason,
-      };
-      const line = `routed to ${name}/${r.variant}: ${route.predictedMs === undefined ? reason : `predicted ${route.predictedMs.toFixed(1)} ms`}${runnerUp ? `, runner-up ${runnerUp.name}/${runnerUp.variant} ${runnerUp.predictedMs.toFixed(1)} ms` : ''}`;
-      const notes = [line, ...(calibrationNote !== undefined && !this.noted.has(op) ? [calibrationNote] : []), ...(r.notes ?? [])];
+      const t0 = performance.now();
+      const r = await call.call(b, problem, pick.variant === undefined ? opts : { ...opts, variant: pick.variant });
+      const ms = performance.now() - t0;
+      const route = chosen === undefined ? this.defaultRoute(op, pinned, pick.name, r.variant) : this.routeInfo(shape, key, ranked, chosen, ms);
+      this.warm.add(`${pick.name}/${pick.variant} ${op}`);
+      const notes = [formatRoute(route), ...(calibrationNote !== undefined && !this.noted.has(op) ? [calibrationNote] : []), ...(r.notes ?? [])];
       this.noted.add(op);
       return { ...r, notes, route };
     }
+  }
+
+  private defaultRoute(op: OpName, pinned: string | undefined, name: BackendName, variant: string): RouteInfo {
+    const reason = `no prediction for ${op}${pinned ? ` with variant ${pinned}` : ''}: ran on the default backend`;
+    return { mode: 'auto', backend: name, variant, reason, choice: 'default', settled: true };
+  }
+
+  /** The route of a call that ran `chosen.pick` in `ms`; a trial's time is recorded for its key here. */
+  private routeInfo(shape: CallShape, key: string, ranked: readonly Pick[], chosen: Awaited<ReturnType<Router['choose']>>, ms: number): RouteInfo {
+    const { pick, choice } = chosen;
+    const base = { mode: 'auto' as const, backend: pick.name, variant: pick.variant, predictedMs: pick.predictedMs, key, candidates: ranked.length, choice };
+    const msOf = (t: Readonly<Record<string, Trial>>): Record<string, number> => Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v.ms]));
+    if (choice === 'measured') {
+      const trials = chosen.measured!.trials;
+      const own = trials[pickName(pick)];
+      const other = ranked.filter((p) => pickName(p) !== pickName(pick) && trials[pickName(p)] !== undefined).sort((a, b) => trials[pickName(a)]!.ms / trials[pickName(a)]!.work - trials[pickName(b)]!.ms / trials[pickName(b)]!.work)[0];
+      const n = Object.keys(trials).length;
+      return {
+        ...base, settled: true, trials: msOf(trials),
+        ...(own === undefined ? {} : { measuredMs: own.ms }),
+        ...(other === undefined ? {} : { runnerUp: { backend: other.name, variant: other.variant, predictedMs: other.predictedMs, measuredMs: trials[pickName(other)]!.ms } }),
+        reason: `fastest measured of ${n} candidate${n === 1 ? '' : 's'} for this op and size band${chosen.measured!.cached ? ' (measured choice from the cache)' : ''}`,
+      };
+    }
+    const next = ranked.find((p) => pickName(p) !== pickName(pick));
+    const runnerUp = next === undefined ? {} : { runnerUp: { backend: next.name, variant: next.variant, predictedMs: next.predictedMs } };
+    if (choice === 'predicted') return { ...base, ...runnerUp, settled: true, reason: 'lowest predicted end-to-end time' };
+    const trials = this.trials.get(key)!;
+    if (choice === 'trial') trials.set(pickName(pick), { ms, work: shape.work });
+    const tried = Object.fromEntries(trials);
+    return {
+      ...base, ...runnerUp, settled: false, trials: msOf(tried),
+      ...(choice === 'trial' ? { measuredMs: ms } : {}),
+      reason: choice === 'trial' ? 'a trial: candidates predicted near the best are each timed once' : "a warm-up: the candidate's first call of this op here, not timed as its trial",
+    };
   }
 
   private readonly noted = new Set<OpName>();
@@ -408,7 +528,33 @@ export class Router {
 
   private async release(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
+    await this.writes;
     const all = await Promise.all(this.started.values());
     await Promise.all(all.flatMap((s) => (s.status === 'ok' ? [s.backend.dispose()] : [])));
+  }
+}
+
+const ms1 = (x: number): string => `${x.toFixed(1)} ms`;
+
+/** The route as the result's first note, e.g. "routed to webgpu/auto: measured 79.0 ms over 3 trials, runner-up piscina/wasm-simd 131.0 ms". */
+export function formatRoute(r: RouteInfo): string {
+  const head = `routed to ${r.backend}/${r.variant}`;
+  const ru = r.runnerUp;
+  switch (r.choice) {
+    case 'measured': {
+      const n = Object.keys(r.trials ?? {}).length;
+      const measured = r.measuredMs === undefined ? 'measured fastest' : `measured ${ms1(r.measuredMs)}`;
+      const runner = ru?.measuredMs === undefined ? '' : `, runner-up ${ru.backend}/${ru.variant} ${ms1(ru.measuredMs)}`;
+      return `${head}: ${measured} over ${n} trial${n === 1 ? '' : 's'}${runner}${r.reason.includes('cache') ? ' (from the cache)' : ''}`;
+    }
+    case 'trial':
+    case 'warm-up': {
+      const what = r.choice === 'trial' ? `trial, measured ${ms1(r.measuredMs!)}, predicted ${ms1(r.predictedMs!)}` : `warm-up before its trial, predicted ${ms1(r.predictedMs!)}`;
+      return `${head}: ${what} (exploring ${r.candidates} candidates, ${Object.keys(r.trials ?? {}).length} measured)`;
+    }
+    case 'predicted':
+      return `${head}: predicted ${ms1(r.predictedMs!)}${ru?.predictedMs === undefined ? '' : `, runner-up ${ru.backend}/${ru.variant} ${ms1(ru.predictedMs)}`}`;
+    default:
+      return `${head}: ${r.reason}`;
   }
 }

@@ -1,0 +1,91 @@
+import type { BackendName } from '@kernelkit/ops';
+import { BAND_STEPS_PER_DECADE } from './bands.js';
+import type { CallShape } from './cost-model.js';
+
+/** Candidates predicted within this factor of the best measured time get one trial call each. */
+export const DEFAULT_EXPLORE_FACTOR = 4;
+/** A candidate predicted slower than this per call gets no trial: learning must not cost a huge call on a slow backend. */
+export const DEFAULT_TRIAL_MAX_MS = 2000;
+
+export interface ExploreSettings {
+  readonly factor: number;
+  readonly trialMaxMs: number;
+}
+
+/** One backend and variant the router can send a call to, with its prediction for the call at hand. */
+export interface Pick {
+  readonly name: BackendName;
+  readonly variant: string;
+  readonly predictedMs: number;
+}
+
+/** One timed call of a candidate for a routing key: end-to-end ms and the call's work. */
+export interface Trial {
+  readonly ms: number;
+  readonly work: number;
+}
+
+/** What the cache keeps per routing key: the trials (by `backend/variant`) and the candidate settled on. */
+export interface MeasuredChoice {
+  readonly backend: BackendName;
+  readonly variant: string;
+  readonly trials: Readonly<Record<string, Trial>>;
+}
+
+export const pickName = (p: { readonly name: BackendName; readonly variant: string } | { readonly backend: BackendName; readonly variant: string }): string =>
+  `${'name' in p ? p.name : p.backend}/${p.variant}`;
+
+/**
+ * The routing key of a call: op, size band (the quarter decades of work the bands table uses,
+ * and the step count's power of two for stencils), dtype, where the input lives, where the
+ * output goes, and the variant the caller pinned. Calls with one key share one measured choice.
+ */
+export function routingKey(shape: CallShape, pinned: string | undefined): string {
+  const band = Math.floor(Math.log10(Math.max(1, shape.work)) * BAND_STEPS_PER_DECADE);
+  const steps = shape.passes > 1 ? ` steps~2^${Math.floor(Math.log2(shape.passes))}` : '';
+  const input = shape.input.kind === 'host' ? 'host' : `${shape.input.backend}:${shape.input.location}`;
+  return `${shape.op} work~10^${(band / BAND_STEPS_PER_DECADE).toFixed(2)}${steps} ${shape.dtype ?? '-'} in:${input} out:${shape.output}${pinned === undefined ? '' : ` variant:${pinned}`}`;
+}
+
+/** A trial's time scaled to `work`: calls of one key differ in size by up to a band's width. */
+export const scaledMs = (t: Trial, work: number): number => (t.work > 0 ? (t.ms * work) / t.work : t.ms);
+
+export type Decision =
+  /** Run `pick` to measure it (its first call of the op in this process is a warm-up, not a trial). */
+  | { readonly kind: 'explore'; readonly pick: Pick }
+  | { readonly kind: 'settled'; readonly pick: Pick; readonly choice: MeasuredChoice }
+  | { readonly kind: 'predicted'; readonly pick: Pick };
+
+/**
+ * The next step for one key. `ranked` is every candidate's prediction for this call, fastest
+ * first. Each candidate predicted within `factor` of the best time measured so far (of the best
+ * prediction before anything is measured) and under `trialMaxMs` gets a trial, in predicted
+ * order; the prediction's own pick always does, since it runs anyway. With none left untried,
+ * the key settles on the fastest measured.
+ */
+export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Trial>, work: number, s: ExploreSettings): Decision | undefined {
+  const best = ranked[0];
+  if (best === undefined) return undefined;
+  let reference = Infinity;
+  for (const p of ranked) {
+    const t = trials.get(pickName(p));
+    if (t !== undefined) reference = Math.min(reference, scaledMs(t, work));
+  }
+  if (reference === Infinity) reference = best.predictedMs;
+  const next = ranked.find((p, i) => !trials.has(pickName(p)) && (i === 0 || (p.predictedMs <= s.factor * reference && p.predictedMs <= s.trialMaxMs)));
+  if (next !== undefined) return { kind: 'explore', pick: next };
+  const choice = settle(ranked, trials, work);
+  return choice === undefined ? { kind: 'predicted', pick: best } : choice;
+}
+
+/** The fastest measured candidate still on offer (by time per unit of work), with every trial. */
+function settle(ranked: readonly Pick[], trials: ReadonlyMap<string, Trial>, work: number): Extract<Decision, { kind: 'settled' }> | undefined {
+  let winner: Pick | undefined;
+  let winnerMs = Infinity;
+  for (const p of ranked) {
+    const t = trials.get(pickName(p));
+    if (t !== undefined && scaledMs(t, work) < winnerMs) [winner, winnerMs] = [p, scaledMs(t, work)];
+  }
+  if (winner === undefined) return undefined;
+  return { kind: 'settled', pick: winner, choice: { backend: winner.name, variant: winner.variant, trials: Object.fromEntries(trials) } };
+}

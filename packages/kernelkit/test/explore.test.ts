@@ -1,0 +1,218 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '@kernelkit/core';
+import { createCpuBackend } from '@kernelkit/cpu';
+import { OP_NAMES, makeConv2dArgs, makeScanArgs, makeStencil3dArgs, type Backend, type BackendName, type DeviceArray, type OpName } from '@kernelkit/ops';
+import { createKernels, type CreateKernelsOptions } from '../src/kernels.js';
+import type { BackendLoaders } from '../src/loaders.js';
+import { CALIBRATION_FORMAT_VERSION, machineIdentity, machineKey, readCalibrationCache } from '../src/router/cache.js';
+import type { BackendCost, CostModel, TimeFit } from '../src/router/cost-model.js';
+import { fakeLoaders } from './fakes.js';
+
+const noEnv = {};
+const tmp = (): string => join(mkdtempSync(join(tmpdir(), 'kk-explore-')), 'calibration.json');
+const CPU_VARIANTS = Object.fromEntries(OP_NAMES.map((op) => [op, createCpuBackend().variants(op)])) as Record<OpName, readonly string[]>;
+/** The fake backends also offer an `auto` variant (it runs their default), as WebGPU does for the convolutions. */
+const WITH_AUTO = Object.fromEntries(OP_NAMES.map((op) => [op, [...CPU_VARIANTS[op], 'auto']])) as Record<OpName, readonly string[]>;
+
+/** A backend cost predicting `fit` for every op's default variant (so `auto` is predicted the same, as a stand-in). */
+function cost(key: string, fit: Partial<TimeFit>, extra: Partial<BackendCost> = {}): BackendCost {
+  const f: TimeFit = { fixedMs: 0, msPerWork: 0, msPerPass: 0, ...fit };
+  const ops = Object.fromEntries(OP_NAMES.map((op) => [op, { [CPU_VARIANTS[op][0]!]: { fit: f, samples: [] } }]));
+  return { key, description: key, software: false, startMs: 0, upload: { fixedMs: 0, msPerByte: 0 }, download: { fixedMs: 0, msPerByte: 0 }, variants: CPU_VARIANTS, ops, ...extra };
+}
+
+/**
+ * Fake backends (the CPU backend under other names) whose calls take `delays[backend/variant]`
+ * ms on top of their real (tiny) work, so measured times are the test's to choose. `runs` logs
+ * every call as `backend/variant`.
+ */
+function timedLoaders(delays: Readonly<Record<string, number>>): { loaders: BackendLoaders; runs: string[] } {
+  const { loaders } = fakeLoaders({ webgpu: { ok: true }, piscina: { ok: true }, cpu: { ok: true } }, { available: true, software: false });
+  const runs: string[] = [];
+  const timed = (name: BackendName): BackendLoaders[BackendName] => async (o) => {
+    const b = (await loaders[name](o)) as Backend & Record<OpName, (a: unknown, o?: Record<string, unknown>) => Promise<unknown>>;
+    for (const op of OP_NAMES) {
+      const inner = b[op];
+      b[op] = async (a: unknown, opts?: Record<string, unknown>) => {
+        const v = (opts?.['variant'] as string | undefined) ?? CPU_VARIANTS[op][0]!;
+        runs.push(`${name}/${v}`);
+        await sleep(delays[`${name}/${v}`] ?? 0);
+        return inner(a, v === 'auto' ? { ...opts, variant: undefined } : opts);
+      };
+    }
+    (b as { variants: (op: OpName) => readonly string[] }).variants = (op) => WITH_AUTO[op];
+    return b;
+  };
+  return { loaders: { ...loaders, webgpu: timed('webgpu'), piscina: timed('piscina'), cpu: timed('cpu') }, runs };
+}
+
+// Predictions (fixed ms, any size): cpu 10, piscina 20, webgpu 400.
+const MODEL: CostModel = {
+  backends: { cpu: cost('cpu', { fixedMs: 10 }), piscina: cost('piscina/default threads', { fixedMs: 20 }), webgpu: cost('webgpu/adapter', { fixedMs: 400 }) },
+};
+// Measured (the fakes run the CPU backend's variants): cpu 40, piscina 5; webgpu would be 1 but is predicted beyond 4 × the best measured.
+const DELAYS = { 'cpu/sequential': 40, 'piscina/sequential': 5, 'webgpu/sequential': 1, 'cpu/wasm-simd': 40, 'piscina/wasm-simd': 5 };
+
+const scanArgs = makeScanArgs({ n: 1000, dtype: 'u32' });
+
+async function calls(k: Awaited<ReturnType<typeof createKernels>>, n: number) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push((await k.scan(scanArgs)).route);
+  return out;
+}
+
+describe('measured choice (exploration)', () => {
+  afterEach(() => {
+    process.removeAllListeners('warning');
+  });
+
+  it('tries the candidates predicted near the best, one timed call each after a warm-up, and settles on the fastest measured', async () => {
+    const { loaders, runs } = timedLoaders(DELAYS);
+    const k = await createKernels({ costModel: MODEL }, loaders, noEnv);
+    const routes = await calls(k, 6);
+    expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual(['warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'measured piscina', 'measured piscina']);
+    expect(routes.slice(0, 4).every((r) => !r.settled)).toBe(true);
+    const settled = routes[4]!;
+    expect(settled).toMatchObject({ settled: true, candidates: 3, runnerUp: { backend: 'cpu', variant: 'sequential' } });
+    expect(settled.measuredMs).toBeLessThan(settled.runnerUp!.measuredMs!);
+    expect(Object.keys(settled.trials ?? {}).sort()).toEqual(['cpu/sequential', 'piscina/sequential']);
+    // webgpu, predicted 400 ms against 4 × the best measured (40 ms, then 5), never ran: not even as the default backend.
+    expect(runs.filter((r) => r.startsWith('webgpu'))).toEqual([]);
+    const note = (await k.scan(scanArgs)).notes?.[0];
+    expect(note).toMatch(/^routed to piscina\/sequential: measured \d+\.\d ms over 2 trials, runner-up cpu\/sequential \d+\.\d ms$/);
+    await k.dispose();
+  });
+
+  it('gives no trial to a candidate predicted over trialMaxMs, and keeps separate keys for other sizes', async () => {
+    const { loaders, runs } = timedLoaders(DELAYS);
+    const k = await createKernels({ costModel: MODEL, explore: { trialMaxMs: 15 } }, loaders, noEnv);
+    const routes = await calls(k, 3);
+    expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual(['warm-up cpu', 'trial cpu', 'measured cpu']);
+    expect(runs.some((r) => r.startsWith('piscina'))).toBe(false);
+    // Another size band is another key; cpu is warm for scan now, so its first call there is a trial.
+    const big = await k.scan(makeScanArgs({ n: 100_000, dtype: 'u32' }));
+    expect(big.route).toMatchObject({ choice: 'trial', backend: 'cpu' });
+    expect(big.route.key).not.toBe(routes[2]!.key);
+    await k.dispose();
+  });
+
+  it('explores the variants of one backend: its measured default and its auto', async () => {
+    // Only webgpu is predicted near: its default (wasm-simd, measured) and auto (predicted by the default's fit).
+    const model: CostModel = {
+      backends: {
+        webgpu: cost('webgpu/adapter', { fixedMs: 10 }, { variants: WITH_AUTO }),
+        piscina: cost('piscina/default threads', { fixedMs: 500 }),
+        cpu: cost('cpu', { fixedMs: 900 }),
+      },
+    };
+    const { loaders, runs } = timedLoaders({ 'webgpu/wasm-simd': 30, 'webgpu/auto': 2 });
+    const k = await createKernels({ costModel: model }, loaders, noEnv);
+    const args = makeConv2dArgs({ batch: 1, height: 16, width: 16, k: 3 });
+    const routes = [];
+    for (let i = 0; i < 5; i++) routes.push((await k.conv2d(args)).route);
+    expect(routes.map((r) => `${r.choice} ${r.backend}/${r.variant}`)).toEqual([
+      'warm-up webgpu/wasm-simd', 'trial webgpu/wasm-simd', 'warm-up webgpu/auto', 'trial webgpu/auto', 'measured webgpu/auto',
+    ]);
+    // 'direct' was neither measured by calibration nor the backend's auto: not a candidate.
+    expect(runs).not.toContain('webgpu/direct');
+    await k.dispose();
+  });
+
+  it('saves settled choices in the cache and the next process uses them without trials', async () => {
+    const path = tmp();
+    const first = timedLoaders(DELAYS);
+    const k = await createKernels({ costModel: MODEL, calibrationCache: path }, first.loaders, noEnv);
+    await calls(k, 5);
+    await k.dispose();
+    const file = JSON.parse(readFileSync(path, 'utf8')) as { version: number; machines: Record<string, { choices: Record<string, Record<string, { backend: string }>> }> };
+    expect(file.version).toBe(CALIBRATION_FORMAT_VERSION);
+    const choices = Object.values(file.machines[machineKey(machineIdentity())]!.choices)[0]!;
+    expect(Object.values(choices).map((c) => c.backend)).toEqual(['piscina']);
+
+    const second = timedLoaders(DELAYS);
+    const again = await createKernels({ costModel: MODEL, calibrationCache: path }, second.loaders, noEnv);
+    const r = await again.scan(scanArgs);
+    expect(r.route).toMatchObject({ choice: 'measured', settled: true, backend: 'piscina' });
+    expect(r.notes?.[0]).toMatch(/over 2 trials, runner-up cpu\/sequential .* \(from the cache\)$/);
+    expect(second.runs).toEqual(['piscina/sequential']);
+    await again.dispose();
+
+    // Without a cache path an injected model keeps its choices in memory only.
+    const third = timedLoaders(DELAYS);
+    const fresh = await createKernels({ costModel: MODEL }, third.loaders, noEnv);
+    expect((await fresh.scan(scanArgs)).route.choice).toBe('warm-up');
+    await fresh.dispose();
+  });
+
+  it('a corrupt cache, or a malformed measured choice in it, is ignored with a warning and the key explores', async () => {
+    const warnings: Error[] = [];
+    process.on('warning', (w) => warnings.push(w));
+    const corrupt = tmp();
+    writeFileSync(corrupt, '{"version": 3, "machines": {');
+    const bad = tmp();
+    const set = 'cpu + piscina/default threads + webgpu/adapter';
+    writeFileSync(bad, JSON.stringify({ version: CALIBRATION_FORMAT_VERSION, machines: { [machineKey(machineIdentity())]: { machine: machineIdentity(), backends: {}, choices: { [set]: { anything: { backend: 'nowhere', variant: 1, trials: {} } } } } } }));
+    expect((await readCalibrationCache(bad)).note).toMatch(/ignored 1 malformed entry/);
+    for (const path of [corrupt, bad]) {
+      const { loaders } = timedLoaders(DELAYS);
+      const k = await createKernels({ costModel: MODEL, calibrationCache: path }, loaders, noEnv);
+      expect((await calls(k, 5)).map((r) => r.choice)).toEqual(['warm-up', 'trial', 'warm-up', 'trial', 'measured']);
+      await k.dispose();
+    }
+    await new Promise((r) => setImmediate(r));
+    expect(warnings.filter((w) => w.message.includes(corrupt) || w.message.includes(bad)).length).toBeGreaterThanOrEqual(2);
+    // The corrupt file was replaced by a good one holding the new choice.
+    expect(Object.keys((await readCalibrationCache(corrupt)).file.machines)).toHaveLength(1);
+  });
+
+  it('explore: false routes every call by prediction; bad explore options are refused by name', async () => {
+    const { loaders, runs } = timedLoaders(DELAYS);
+    const k = await createKernels({ costModel: MODEL, explore: false }, loaders, noEnv);
+    const routes = await calls(k, 4);
+    expect(routes.every((r) => r.choice === 'predicted' && r.settled && r.backend === 'cpu')).toBe(true);
+    expect(runs).toEqual(['cpu/sequential', 'cpu/sequential', 'cpu/sequential', 'cpu/sequential']);
+    await k.dispose();
+    const cases: [CreateKernelsOptions, string][] = [
+      [{ explore: { factor: 0.5 } }, 'options.explore.factor'],
+      [{ explore: { trialMaxMs: -1 } }, 'options.explore.trialMaxMs'],
+      [{ explore: 'yes' as never }, 'options.explore'],
+      [{ backend: 'cpu', explore: true }, 'options.explore'],
+    ];
+    for (const [options, parameter] of cases) {
+      const err = await createKernels(options, loaders, noEnv).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InvalidArgumentError);
+      expect((err as InvalidArgumentError).parameter).toBe(parameter);
+    }
+  });
+
+  it('a DeviceArray input keeps its rule: its own key, and moving it is not tried when predicted far slower', async () => {
+    // cpu copies cost 0.5 ms per byte each way: moving a 2 kB stencil input off cpu is predicted 1 s.
+    const slowCopies = { upload: { fixedMs: 0, msPerByte: 0.5 }, download: { fixedMs: 0, msPerByte: 0.5 } };
+    const model: CostModel = { backends: { cpu: cost('cpu', { fixedMs: 10 }, slowCopies), piscina: cost('piscina/default threads', { fixedMs: 20 }) } };
+    const { loaders, runs } = timedLoaders(DELAYS);
+    const k = await createKernels({ costModel: model }, loaders, noEnv);
+    const args = makeStencil3dArgs({ n: 8, steps: 2, boundary: 'copy' });
+    // Host input: both candidates are tried; piscina is measured faster.
+    const host = [];
+    for (let i = 0; i < 5; i++) host.push((await k.stencil3d(args)).route);
+    expect(host[4]).toMatchObject({ choice: 'measured', backend: 'piscina' });
+    const own = createCpuBackend();
+    const onCpu = (await own.stencil3d(args, { output: 'device' })).data as DeviceArray<Float32Array>;
+    runs.length = 0;
+    const resident = [];
+    for (let i = 0; i < 3; i++) resident.push((await k.stencil3d({ ...args, input: onCpu })).route);
+    // Its own key: the host key's piscina does not apply. Staying on cpu (warm for stencil3d, so a
+    // trial at once) measures 40 ms; piscina, predicted 1044 ms with the move, is beyond 4× that.
+    expect(resident[0]!.key).not.toBe(host[0]!.key);
+    expect(resident.map((r) => `${r.choice} ${r.backend}`)).toEqual(['trial cpu', 'measured cpu', 'measured cpu']);
+    expect(resident[1]!.runnerUp).toBeUndefined();
+    expect(runs.every((r) => r.startsWith('cpu/'))).toBe(true);
+    onCpu.dispose();
+    await own.dispose();
+    await k.dispose();
+  });
+});
