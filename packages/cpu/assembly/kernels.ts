@@ -153,12 +153,89 @@ export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: us
 }
 
 /**
+ * The last `cols` (1 or 2) pixels of 4 consecutive output rows for 4 maps: each vector holds
+ * 2 pixels of 2 rows (two 64-bit loads), so a row end of 1-2 pixels fills its lanes instead of
+ * leaving most of a 4-wide tile idle. `chan`, `o`: input and output at the first row's tail.
+ */
+// @ts-ignore: decorator
+@inline function convLayerTail4(
+  chan: usize, channels: i32, k: i32, rowBytes: usize, chanBytes: usize, wBase: usize,
+  bias: usize, relu: bool, o: usize, outRowBytes: usize, plane: usize, mapsHere: i32, cols: i32,
+): void {
+  const bv0 = v128.load32_splat(bias);
+  const bv1 = v128.load32_splat(bias, 4);
+  const bv2 = v128.load32_splat(bias, 8);
+  const bv3 = v128.load32_splat(bias, 12);
+  let a0 = bv0, b0 = bv0;
+  let a1 = bv1, b1 = bv1;
+  let a2 = bv2, b2 = bv2;
+  let a3 = bv3, b3 = bv3;
+  let w = wBase;
+  const tapRow = (<usize>k) << 2;
+  const rb2 = rowBytes << 1;
+  const rb3 = rb2 + rowBytes;
+  for (let c = 0; c < channels; c++) {
+    let row = chan;
+    for (let p = 0; p < k; p++) {
+      let q = row;
+      const qEnd = row + tapRow;
+      while (q < qEnd) {
+        const i0 = v128.load64_lane(q + rowBytes, v128.load64_zero(q), 1);
+        const i1 = v128.load64_lane(q + rb3, v128.load64_zero(q + rb2), 1);
+        let wv = v128.load32_splat(w);
+        a0 = madd(i0, wv, a0);
+        b0 = madd(i1, wv, b0);
+        wv = v128.load32_splat(w, 4);
+        a1 = madd(i0, wv, a1);
+        b1 = madd(i1, wv, b1);
+        wv = v128.load32_splat(w, 8);
+        a2 = madd(i0, wv, a2);
+        b2 = madd(i1, wv, b2);
+        wv = v128.load32_splat(w, 12);
+        a3 = madd(i0, wv, a3);
+        b3 = madd(i1, wv, b3);
+        q += 4;
+        w += 16;
+      }
+      row += rowBytes;
+    }
+    chan += chanBytes;
+  }
+  if (relu) {
+    const zero = f32x4.splat(0);
+    a0 = f32x4.max(a0, zero); a1 = f32x4.max(a1, zero); a2 = f32x4.max(a2, zero); a3 = f32x4.max(a3, zero);
+    b0 = f32x4.max(b0, zero); b1 = f32x4.max(b1, zero); b2 = f32x4.max(b2, zero); b3 = f32x4.max(b3, zero);
+  }
+  storeTail4(o, outRowBytes, a0, b0, cols);
+  if (mapsHere > 1) storeTail4(o + plane, outRowBytes, a1, b1, cols);
+  if (mapsHere > 2) storeTail4(o + plane * 2, outRowBytes, a2, b2, cols);
+  if (mapsHere > 3) storeTail4(o + plane * 3, outRowBytes, a3, b3, cols);
+}
+
+/** Stores a tail tile's 4 rows of one map: rows 0-1 in the halves of `a`, rows 2-3 in those of `b`. */
+// @ts-ignore: decorator
+@inline function storeTail4(o: usize, outRowBytes: usize, a: v128, b: v128, cols: i32): void {
+  if (cols == 2) {
+    v128.store64_lane(o, a, 0);
+    v128.store64_lane(o + outRowBytes, a, 1);
+    v128.store64_lane(o + outRowBytes * 2, b, 0);
+    v128.store64_lane(o + outRowBytes * 3, b, 1);
+  } else {
+    v128.store32_lane(o, a, 0);
+    v128.store32_lane(o + outRowBytes, a, 2);
+    v128.store32_lane(o + outRowBytes * 2, b, 0);
+    v128.store32_lane(o + outRowBytes * 3, b, 2);
+  }
+}
+
+/**
  * One image of the conv layer (stride 1, no padding). `inp`: [C][H][W] followed by at least
  * 8 + k floats of slack (the last tile of a row reads past the row; those lanes are dropped).
  * `weights`: [ceil(M/4)][C][k][k][4], the weights of 4 consecutive maps side by side (zeros for
  * maps past M). `bias`: ceil(M/4)·4 floats. Writes [M][OH][OW] at `out`. Register tiles: 4 maps
- * × 8 pixels of one output row, and a row's last 1-4 pixels in a tile of 4, so at most 3 lanes
- * per row compute pixels past its end (an 8-wide tile there would waste up to 7).
+ * × 8 pixels of one output row; a row's last 3-4 pixels in a tile of 4 (an 8-wide tile there
+ * would waste up to 7 lanes), its last 1-2 in a tile of 2 pixels × 4 rows (a tile of 4 would
+ * waste 2-3 of its 4 lanes), rows left over from groups of 4 in tiles of 4.
  */
 export function convLayer(inp: usize, channels: i32, height: i32, width: i32, weights: usize, maps: i32, k: i32, bias: usize, relu: bool, out: usize): void {
   const outH = height - k + 1;
@@ -167,9 +244,12 @@ export function convLayer(inp: usize, channels: i32, height: i32, width: i32, we
   const rowBytes = (<usize>width) << 2;
   const chanBytes = (<usize>(height * width)) << 2;
   const tapBytes = (<usize>(channels * k * k)) << 4;
-  // Pixels in 8-wide tiles, up to a rest of 1-4 pixels.
+  // Pixels in 8-wide tiles up to a rest of 0-4; a rest of 1-2 in tail tiles of 4 rows (and
+  // 4-wide tiles for the last rows), a rest of 3-4 in 4-wide tiles.
   const rest = outW & 7;
   const wide = rest > 4 ? outW - rest + 8 : outW - rest;
+  const outRowBytes = (<usize>outW) << 2;
+  const tailRows = rest > 0 && rest <= 2 ? outH & ~3 : 0;
   for (let m = 0; m < maps; m += 4) {
     const mapsHere = min(4, maps - m);
     const wBase = weights + (<usize>(m >> 2)) * tapBytes;
@@ -183,10 +263,16 @@ export function convLayer(inp: usize, channels: i32, height: i32, width: i32, we
         const xo = (<usize>x) << 2;
         convLayerTile(2, chan + xo, channels, k, rowBytes, chanBytes, wBase, b, relu, o + xo, plane, mapsHere, outW - x);
       }
-      if (x < outW) {
+      if (x < outW && h >= tailRows) {
         const xo = (<usize>x) << 2;
         convLayerTile(1, chan + xo, channels, k, rowBytes, chanBytes, wBase, b, relu, o + xo, plane, mapsHere, outW - x);
       }
+    }
+    const xo = (<usize>wide) << 2;
+    for (let h = 0; h < tailRows; h += 4) {
+      const chan = inp + ((<usize>(h * width)) << 2) + xo;
+      const o = o0 + ((<usize>(h * outW)) << 2) + xo;
+      convLayerTail4(chan, channels, k, rowBytes, chanBytes, wBase, b, relu, o, outRowBytes, plane, mapsHere, rest);
     }
   }
 }

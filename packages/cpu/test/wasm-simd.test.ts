@@ -62,7 +62,7 @@ describe.runIf(simd !== undefined)('wasm-simd range kernels, in ragged ranges an
     }
   });
 
-  it('convLayer: maps off the 4-map tile, output widths off the 8- and 4-pixel tiles, ranges starting mid-image, bias and ReLU', () => {
+  it('convLayer: maps off the 4-map tile, output widths off the 8- and 4-pixel tiles, row ends in 4-row tail tiles, ranges starting mid-image, bias and ReLU', () => {
     for (const [b, c, h, w, m, k, extras] of [
       [3, 2, 9, 11, 5, 3, { bias: true, relu: true }],
       [2, 1, 7, 7, 1, 7, {}],
@@ -72,6 +72,12 @@ describe.runIf(simd !== undefined)('wasm-simd range kernels, in ragged ranges an
       [1, 3, 9, 17, 4, 3, { relu: true }],
       [2, 1, 5, 5, 2, 3, {}],
       [1, 4, 40, 40, 16, 7, { bias: true, relu: true }],
+      // Row ends of 1-2 pixels go to tiles of 4 rows: with and without rows left over, alone in a row.
+      [2, 3, 11, 11, 6, 3, { bias: true, relu: true }],
+      [1, 2, 10, 12, 9, 3, { bias: true }],
+      [2, 2, 9, 4, 5, 3, { relu: true }],
+      [1, 1, 8, 3, 4, 3, {}],
+      [1, 2, 13, 13, 3, 4, { bias: true }],
     ] as const) {
       const args = {
         input: random(b * c * h * w, h + m),
