@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
-import { OP_NAMES, makeConv2dArgs, makeScanArgs, makeStencil3dArgs, type Backend, type BackendName, type DeviceArray, type OpName } from '@kernelkit/ops';
+import { OP_NAMES, makeConv2dArgs, makeScanArgs, makeStencil3dArgs, type BackendName, type DeviceArray, type OpName } from '@kernelkit/ops';
 import { createKernels, type CreateKernelsOptions } from '../src/kernels.js';
 import type { BackendLoaders } from '../src/loaders.js';
 import { CALIBRATION_FORMAT_VERSION, machineIdentity, machineKey, readCalibrationCache } from '../src/router/cache.js';
@@ -16,7 +16,7 @@ const noEnv = {};
 const tmp = (): string => join(mkdtempSync(join(tmpdir(), 'kk-explore-')), 'calibration.json');
 const CPU_VARIANTS = Object.fromEntries(OP_NAMES.map((op) => [op, createCpuBackend().variants(op)])) as Record<OpName, readonly string[]>;
 /** The fake backends also offer an `auto` variant (it runs their default), as WebGPU does for the convolutions. */
-const WITH_AUTO = Object.fromEntries(OP_NAMES.map((op) => [op, [...CPU_VARIANTS[op], 'auto']])) as Record<OpName, readonly string[]>;
+const WITH_AUTO = Object.fromEntries(OP_NAMES.map((op) => [op, [...CPU_VARIANTS[op], 'auto']])) as unknown as Record<OpName, readonly string[]>;
 
 /** A backend cost predicting `fit` for every op's default variant (so `auto` is predicted the same, as a stand-in). */
 function cost(key: string, fit: Partial<TimeFit>, extra: Partial<BackendCost> = {}): BackendCost {
@@ -34,10 +34,11 @@ function timedLoaders(delays: Readonly<Record<string, number>>): { loaders: Back
   const { loaders } = fakeLoaders({ webgpu: { ok: true }, piscina: { ok: true }, cpu: { ok: true } }, { available: true, software: false });
   const runs: string[] = [];
   const timed = (name: BackendName): BackendLoaders[BackendName] => async (o) => {
-    const b = (await loaders[name](o)) as Backend & Record<OpName, (a: unknown, o?: Record<string, unknown>) => Promise<unknown>>;
+    const b = await loaders[name](o);
+    const ops = b as unknown as Record<OpName, (a: unknown, o?: Record<string, unknown>) => Promise<unknown>>;
     for (const op of OP_NAMES) {
-      const inner = b[op];
-      b[op] = async (a: unknown, opts?: Record<string, unknown>) => {
+      const inner = ops[op];
+      ops[op] = async (a: unknown, opts?: Record<string, unknown>) => {
         const v = (opts?.['variant'] as string | undefined) ?? CPU_VARIANTS[op][0]!;
         runs.push(`${name}/${v}`);
         await sleep(delays[`${name}/${v}`] ?? 0);
