@@ -1,6 +1,6 @@
 import type { AdapterInfo } from '@kernelkit/ops';
 import type { DoctorReport } from './doctor.js';
-import { formatCostModel } from './router/bands.js';
+import { formatCostModel, formatMeasuredChoices } from './router/bands.js';
 
 /** Limits worth a line in the doctor output: the ones kernels size their tiles and buffers by. */
 const KEY_LIMITS = [
@@ -64,7 +64,8 @@ export function formatDoctor(r: DoctorReport): string {
   if (r.calibration.status === 'ok') {
     lines.push(`calibration (${r.calibration.value.path}):`);
     if (r.calibration.value.note !== undefined) lines.push(`  ${r.calibration.value.note}`);
-    lines.push(...formatCostModel(r.calibration.value.model), '');
+    lines.push(...formatCostModel(r.calibration.value.model), '', '  measured choices (exploring auto-routed calls; these override the picks above for their key):');
+    lines.push(...formatMeasuredChoices(r.calibration.value.model, r.calibration.value.choices), '');
   } else lines.push(`calibration: errored: ${r.calibration.message}`, '');
   if (r.autoSelection.status === 'ok') {
     lines.push(`auto-selection picks: ${r.autoSelection.selected} (with route: 'fixed'; auto-routing's fallback for an op with no prediction)`);

@@ -7,7 +7,7 @@ import type { WebGpuProbe } from '@kernelkit/webgpu';
 import { BACKEND_PACKAGES, defaultLoaders, notInstalledReason, type BackendLoaders } from './loaders.js';
 import { BACKEND_NAMES } from './names.js';
 import { resolveBackend, type ResolveOptions } from './resolve.js';
-import { cachedBackend, defaultCalibrationPath, machineIdentity, readCalibrationCache } from './router/cache.js';
+import { cachedBackend, cachedChoices, candidateSet, defaultCalibrationPath, machineIdentity, readCalibrationCache, type MeasuredChoices } from './router/cache.js';
 import { allBands, type Band } from './router/bands.js';
 import type { BackendCost, CostModel } from './router/cost-model.js';
 import { autoCandidates, backendKey } from './router/keys.js';
@@ -25,7 +25,11 @@ export interface DoctorReport {
   readonly gpujsModes: Probe<Readonly<Record<GpujsMode, ModeProbe>>>;
   readonly gl: Probe<{ readonly version: string | undefined; readonly context: boolean }>;
   /** The calibration cache's model for this machine and these backends, and what auto-routing picks from it. */
-  readonly calibration: Probe<{ readonly path: string; readonly note?: string; readonly model: CostModel; readonly bands: Readonly<Record<OpName, readonly Band[]>> }>;
+  readonly calibration: Probe<{
+    readonly path: string; readonly note?: string; readonly model: CostModel; readonly bands: Readonly<Record<OpName, readonly Band[]>>;
+    /** Measured choices per routing key for these backends (what exploring auto-routed calls settled on). */
+    readonly choices: MeasuredChoices;
+  }>;
   readonly autoSelection:
     | { readonly status: 'ok'; readonly selected: BackendName; readonly skipped: readonly BackendFailure[] }
     | { readonly status: 'errored'; readonly message: string };
@@ -83,7 +87,9 @@ function loadGl(): { version: string | undefined; context: boolean } {
 }
 
 /** Reads the model auto-routing would use here; doctor measures nothing (that is `kernelkit calibrate`). */
-async function cachedModel(options: ResolveOptions, loaders: BackendLoaders, cachePath: string): Promise<{ path: string; note?: string; model: CostModel; bands: Record<OpName, Band[]> }> {
+async function cachedModel(
+  options: ResolveOptions, loaders: BackendLoaders, cachePath: string,
+): Promise<{ path: string; note?: string; model: CostModel; bands: Record<OpName, Band[]>; choices: MeasuredChoices }> {
   const { file, note } = await readCalibrationCache(cachePath);
   const backends: Partial<Record<BackendName, BackendCost>> = {};
   for (const c of autoCandidates(options.threads, options.adapter)) {
@@ -92,7 +98,8 @@ async function cachedModel(options: ResolveOptions, loaders: BackendLoaders, cac
     if (cost !== undefined) backends[c.name] = cost;
   }
   const model: CostModel = { backends };
-  return { path: cachePath, ...(note === undefined ? {} : { note }), model, bands: allBands(model) };
+  const choices = cachedChoices(file, machineIdentity(), candidateSet(Object.values(backends).map((b) => b.key)));
+  return { path: cachePath, ...(note === undefined ? {} : { note }), model, bands: allBands(model), choices };
 }
 
 export async function runDoctor(options: ResolveOptions = {}, loaders: BackendLoaders = defaultLoaders, cachePath: string = defaultCalibrationPath()): Promise<DoctorReport> {

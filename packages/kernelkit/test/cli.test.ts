@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { nativeWarningFilter } from '../src/cli-kit.js';
-import { CALIBRATION_FORMAT_VERSION } from '../src/router/cache.js';
+import { CALIBRATION_FORMAT_VERSION, candidateSet, machineIdentity, machineKey, writeMeasuredChoices } from '../src/router/cache.js';
 
 // The built CLI, as users run it (build first: `npx tsc -p tsconfig.json`).
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -189,7 +189,7 @@ describe('importing kernelkit is cheap', () => {
 });
 
 describe('kernelkit calibrate', () => {
-  it('measures within its budget, writes the cache and prints the model as JSON', () => {
+  it('measures within its budget, writes the cache and prints the model as JSON; doctor shows it with the measured choices', async () => {
     const cache = join(mkdtempSync(join(tmpdir(), 'kk-cal-')), 'calibration.json');
     const r = run(['calibrate', '--budget', '4', '--cache', cache, '--json', '-']);
     expect(r.code).toBe(0);
@@ -199,10 +199,17 @@ describe('kernelkit calibrate', () => {
     expect(report.ms).toBeLessThan(10_000);
     expect(Object.keys(report.bands)).toContain('scan');
     expect((JSON.parse(readFileSync(cache, 'utf8')) as { version: number }).version).toBe(CALIBRATION_FORMAT_VERSION);
+    // A measured choice as exploring calls leave it, filed under the backends just calibrated.
+    const file = JSON.parse(readFileSync(cache, 'utf8')) as { machines: Record<string, { backends: Record<string, unknown> }> };
+    const set = candidateSet(Object.keys(file.machines[machineKey(machineIdentity())]!.backends));
+    const key = 'scan work~10^6.75 u32 in:host out:array';
+    await writeMeasuredChoices(cache, machineIdentity(), set, { [key]: { backend: 'cpu', variant: 'sequential', trials: { 'cpu/sequential': { ms: 7.5, work: 6.4e6 }, 'piscina/two-pass': { ms: 9.25, work: 6.4e6 } } } });
     const doctor = run(['doctor'], { KERNELKIT_CALIBRATION_CACHE: cache });
     expect(doctor.code).toBe(0);
     expect(doctor.stdout).toContain(`calibration (${cache}):`);
     expect(doctor.stdout).toMatch(/picks \(host arrays/);
+    expect(doctor.stdout).toMatch(/measured choices/);
+    expect(doctor.stdout).toMatch(new RegExp(`${key.replace(/[\^.]/g, '\\$&')}: cpu/sequential \\(measured: cpu/sequential 7\\.5 ms, piscina/two-pass 9\\.3 ms\\); predicted \\w+/`));
   });
 
   it('--budget 0 is a usage error', () => {

@@ -1,4 +1,5 @@
 import { OP_NAMES, type BackendName, type OpName } from '@kernelkit/ops';
+import type { MeasuredChoices } from './cache.js';
 import { opCostOf, predictMs, routedVariants, type CallShape, type CostModel } from './cost-model.js';
 
 /** What `work` counts per op (from @kernelkit/ops), for tables. */
@@ -23,27 +24,50 @@ export interface Band {
   readonly variant: string;
 }
 
+/** The model's pick for `shape` with every backend started, over each backend's routed variants. */
+export function predictedPick(model: CostModel, shape: CallShape): { readonly backend: BackendName; readonly variant: string; readonly ms: number } | undefined {
+  let best: { backend: BackendName; variant: string; ms: number } | undefined;
+  for (const [name, cost] of Object.entries(model.backends) as [BackendName, NonNullable<CostModel['backends'][BackendName]>][]) {
+    for (const v of routedVariants(cost, shape.op)) {
+      const fit = opCostOf(cost, shape.op, v);
+      if (fit === undefined) continue;
+      const ms = predictMs(model, name, cost, fit.cost.fit, shape, true);
+      if (best === undefined || ms < best.ms) best = { backend: name, variant: v, ms };
+    }
+  }
+  return best;
+}
+
+const hostShape = (op: OpName, work: number, passes: number): CallShape => ({ op, work, passes, inputBytes: 0, outputBytes: 0, input: { kind: 'host' }, output: 'array' });
+
 /** Which backend the model picks for host-array calls of `op` as work grows (every backend already started), from 1e3 to 1e11. */
 export function routingBands(model: CostModel, op: OpName): Band[] {
   const bands: Band[] = [];
   for (let step = 3 * BAND_STEPS_PER_DECADE; step <= 11 * BAND_STEPS_PER_DECADE; step++) {
     const work = 10 ** (step / BAND_STEPS_PER_DECADE);
-    const shape: CallShape = { op, work, passes: op === 'stencil3d' ? BAND_STENCIL_STEPS : 1, inputBytes: 0, outputBytes: 0, input: { kind: 'host' }, output: 'array' };
-    let best: Band | undefined;
-    let bestMs = Infinity;
-    for (const [name, cost] of Object.entries(model.backends) as [BackendName, NonNullable<CostModel['backends'][BackendName]>][]) {
-      for (const v of routedVariants(cost, op)) {
-        const fit = opCostOf(cost, op, v);
-        if (fit === undefined) continue;
-        const ms = predictMs(model, name, cost, fit.cost.fit, shape, true);
-        if (ms < bestMs) [best, bestMs] = [{ fromWork: work, backend: name, variant: v }, ms];
-      }
-    }
+    const best = predictedPick(model, hostShape(op, work, op === 'stencil3d' ? BAND_STENCIL_STEPS : 1));
     if (best === undefined) continue;
     const last = bands[bands.length - 1];
-    if (last === undefined || last.backend !== best.backend || last.variant !== best.variant) bands.push(best);
+    if (last === undefined || last.backend !== best.backend || last.variant !== best.variant) bands.push({ fromWork: work, backend: best.backend, variant: best.variant });
   }
   return bands;
+}
+
+/**
+ * The measured choices as text lines, each with the model's prediction for its trials' size
+ * (host-array keys only: the others' copy costs depend on sizes the key does not keep).
+ */
+export function formatMeasuredChoices(model: CostModel, choices: MeasuredChoices): string[] {
+  const entries = Object.entries(choices);
+  if (entries.length === 0) return ['  (none yet: auto-routed calls record them as they explore)'];
+  return entries.map(([key, c]) => {
+    const trials = Object.entries(c.trials).map(([name, t]) => `${name} ${t.ms.toFixed(1)} ms`).join(', ');
+    const op = key.split(' ')[0] as OpName;
+    const t = c.trials[`${c.backend}/${c.variant}`];
+    const steps = /steps~2\^(\d+)/.exec(key);
+    const predicted = t !== undefined && OP_NAMES.includes(op) && key.includes('in:host out:array') ? predictedPick(model, hostShape(op, t.work, steps ? 2 ** Number(steps[1]) : 1)) : undefined;
+    return `    ${key}: ${c.backend}/${c.variant} (measured: ${trials})${predicted === undefined ? '' : `; predicted ${predicted.backend}/${predicted.variant}`}`;
+  });
 }
 
 export const allBands = (model: CostModel): Record<OpName, Band[]> => Object.fromEntries(OP_NAMES.map((op) => [op, routingBands(model, op)])) as Record<OpName, Band[]>;
