@@ -196,6 +196,7 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
     // kernel timestamps adds a clock warm-up to each call. Kernel times come from separate timed calls.
     const plain = name === ROUTER ? {} : { variant };
     const opts = { ...plain, timing: true };
+    const explored = name === ROUTER ? await settleRouter(b, c.op, args) : undefined;
     let t = performance.now();
     const first = await call(b, c.op, args, opts);
     let last = first;
@@ -250,7 +251,7 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
     const perSec = (ms: number) => c.work / (ms / 1000);
     // Half the row's budget: resident calls are the short ones, and seed runs must fit the GPU host's call limit.
     const resident = RESIDENT_BACKENDS.includes(name) ? await measureResident(b, c.op, args, variant, ref, budgetMs / 2, singleShotMs) : undefined;
-    const notes = [...((name === ROUTER ? last : first).notes ?? []), ...(resident?.notes ?? [])];
+    const notes = [...((name === ROUTER ? last : first).notes ?? []), ...(explored === undefined ? [] : [explored]), ...(resident?.notes ?? [])];
     return {
       ...key,
       status: 'ok',
@@ -273,6 +274,24 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
 }
 
 type Timed = CallOutput['timing'];
+
+/**
+ * The router's first calls of a case explore (a warm-up and a trial per candidate near the
+ * best): they are made here, before the row's first call, so the row times the settled choice.
+ * At most two calls per candidate and two more. Returns the note saying what exploring took.
+ */
+async function settleRouter(b: Contender, op: OpName, args: OpArgs<OpName>): Promise<string> {
+  const t0 = performance.now();
+  let calls = 0;
+  let route: CallOutput['route'];
+  do {
+    route = (await call(b, op, args, {})).route;
+    calls++;
+  } while (route !== undefined && !route.settled && calls < 2 * (route.candidates ?? 1) + 2);
+  const trials = Object.entries(route?.trials ?? {}).map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`);
+  const state = route === undefined || route.settled ? 'settled' : 'not settled';
+  return `router ${state} after ${calls} call${calls === 1 ? '' : 's'} (${((performance.now() - t0) / 1000).toFixed(1)} s)${trials.length ? `; trials: ${trials.join(', ')}` : ''}`;
+}
 
 /** Up to three more calls with `timing` when a call is cheap, for the kernel, upload and readback medians. */
 async function timedCalls(b: Contender, op: OpName, args: OpArgs<OpName>, opts: RunOptions<never>, estMs: number): Promise<Timed[]> {
