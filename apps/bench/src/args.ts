@@ -35,7 +35,7 @@ export function buildProgram(): Command {
     .option('--svg <dir>', 'write one SVG chart per op')
     .option('--out <dir>', 'write <machine>-<date>.json/.md and per-op SVGs')
     .option('--no-progress', 'no progress bar even on a terminal')
-    .option('--no-floor', "skip the memory floor probe (copy and fresh-output write speeds; the tables' \"vs floor\" column)")
+    .option('--no-floor', "skip the memory floor and compute ceiling probes (copy and fresh-output write speeds, the tables' \"vs floor\" column; the threads' multiply-add speed-up)")
     .option('--in-process', 'run every backend in this process instead of one child process per backend (a WebGPU or WebAssembly row then slows the JavaScript rows after it)');
 }
 

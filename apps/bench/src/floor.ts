@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { median } from '@kernelkit/core';
+import { measureComputeCeiling, type ComputeCeiling } from './ceiling.js';
 import type { BenchOptions, WorkloadName } from './types.js';
 
 export interface MemoryFloor {
@@ -21,10 +22,15 @@ export interface MemoryFloor {
   readonly freshWriteGBps: number;
   /** `threads` worker threads filling their parts of a new SharedArrayBuffer at once. */
   readonly freshWriteAllThreadsGBps: number;
+  /** The compute ceiling for threads, measured with the floor (absent in older reports and without WebAssembly SIMD). */
+  readonly computeCeiling?: ComputeCeiling;
 }
 
 /** Probe sizes: big enough to leave the caches on the seed workload, cheap on the smoke-test ones. */
 export const FLOOR_PROBE_BYTES: Readonly<Record<WorkloadName, number>> = { seed: 256 << 20, small: 32 << 20, tiny: 8 << 20 };
+
+/** How long each compute ceiling run takes on one thread: about 0.5 s of probing in all on seed, 60 ms on tiny. */
+export const CEILING_RUN_MS: Readonly<Record<WorkloadName, number>> = { seed: 40, small: 20, tiny: 5 };
 
 const SAMPLES = 3;
 const PAGE = 4096;
@@ -99,9 +105,16 @@ export async function measureFloor(bytes: number, threads: number = availablePar
   }
 }
 
-/** The run's probe: at the workload's size on every thread of the run, or none with `--no-floor`. */
-export function runFloor(o: Pick<BenchOptions, 'workload' | 'threads' | 'floor'>): Promise<MemoryFloor | undefined> {
-  return o.floor === false ? Promise.resolve(undefined) : measureFloor(FLOOR_PROBE_BYTES[o.workload], o.threads ?? availableParallelism());
+/**
+ * The run's probes: the memory floor at the workload's size and the compute ceiling (ceiling.ts),
+ * both on every thread of the run, or neither with `--no-floor`.
+ */
+export async function runFloor(o: Pick<BenchOptions, 'workload' | 'threads' | 'floor'>): Promise<MemoryFloor | undefined> {
+  if (o.floor === false) return undefined;
+  const threads = o.threads ?? availableParallelism();
+  const floor = await measureFloor(FLOOR_PROBE_BYTES[o.workload], threads);
+  const computeCeiling = await measureComputeCeiling(threads, CEILING_RUN_MS[o.workload]);
+  return computeCeiling === undefined ? floor : { ...floor, computeCeiling };
 }
 
 /** The fastest fresh-output write the probe saw: all threads, unless one thread alone did better (a busy machine). */

@@ -108,7 +108,7 @@ describe('memory floor', () => {
     const without = await runBench({ ...base, floor: false }, { loaders });
     expect(without).not.toHaveProperty('floor');
     const r = await runBench({ ...base, threads: 2 }, { loaders });
-    expect(r.floor).toMatchObject({ bytes: 8 << 20, threads: 2 });
+    expect(r.floor).toMatchObject({ bytes: 8 << 20, threads: 2, computeCeiling: { threads: 2 } });
     const row = r.rows[0]!;
     // scan-10k-u32: 10 000 u32 out.
     expect(row.status === 'ok' && row.outputBytes).toBe(40_000);

@@ -1,5 +1,6 @@
 import { OP_NAMES } from '@kernelkit/ops';
 import type { MemoryFloor } from '../floor.js';
+import { ceilingLine } from '../ceiling.js';
 import type { BenchReport, Row } from '../types.js';
 import { fmtFloor, fmtMs, fmtNum, fmtX } from './format.js';
 import { footnotes } from './notes.js';
@@ -30,6 +31,7 @@ export function formatMarkdown(r: BenchReport): string {
     'Times are medians of sequential runs (tinybench; rows over the single-shot bound (1.5 s small, 5 s seed) are timed once: samples = 1, the checked first run when it alone is over the bound); "first call" is the cold first run (pipeline compiles, pool warm-up); "kernel" is the backend-reported compute time where it has one (WebGPU: timestamps around the call\'s passes, right after the call\'s own upload; big batches in chunks sum their chunks\' passes; resident back-to-back times: apps/studies/dist/webgpu/steady.js); speed-ups are of medians, over the sequential CPU backend and over the previous variant of the same backend (simplest first).',
     ...(r.rows.some(hasTransferTimes) ? ['', DEVICE_COLUMNS] : []),
     ...(r.floor ? ['', floorParagraph(r.floor)] : []),
+    ...(r.floor?.computeCeiling ? ['', `${ceilingLine(r.floor.computeCeiling)}.`] : []),
   ];
   for (const op of OP_NAMES) {
     const rows = r.rows.filter((x) => x.op === op);

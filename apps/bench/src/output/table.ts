@@ -1,4 +1,5 @@
 import type { BenchReport } from '../types.js';
+import { ceilingLine } from '../ceiling.js';
 import { fmtFloor, fmtMs, fmtNum, fmtX } from './format.js';
 import { footnotes } from './notes.js';
 
@@ -32,7 +33,7 @@ export function formatTable(r: BenchReport): string {
   const table = lines.map((l) => l.map((c, i) => (i === head.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
   const noteLines = notes.texts.map((t, i) => `[${i + 1}] ${t}`);
   const floorLine = floor
-    ? `\nMemory floor (${floor.bytes / 2 ** 20} MiB): copy ${fmtNum(floor.copyGBps)} GB/s, fresh write ${fmtNum(floor.freshWriteGBps)} GB/s on 1 thread, ${fmtNum(floor.freshWriteAllThreadsGBps)} GB/s on ${floor.threads}; vs floor = median ÷ (output bytes at the faster fresh-write speed)\n`
+    ? `\nMemory floor (${floor.bytes / 2 ** 20} MiB): copy ${fmtNum(floor.copyGBps)} GB/s, fresh write ${fmtNum(floor.freshWriteGBps)} GB/s on 1 thread, ${fmtNum(floor.freshWriteAllThreadsGBps)} GB/s on ${floor.threads}; vs floor = median ÷ (output bytes at the faster fresh-write speed)\n${floor.computeCeiling ? `${ceilingLine(floor.computeCeiling)}\n` : ''}`
     : '';
   return `${table}\n${floorLine}${noteLines.length ? `\nNotes:\n${noteLines.join('\n')}\n` : ''}\n${r.rows.length} rows in ${fmtMs(r.wallMs)}\n`;
 }
