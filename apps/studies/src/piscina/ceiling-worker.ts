@@ -3,7 +3,7 @@
  * runs one fixed-size probe on its own private data and posts its busy time.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { conv2dRows, convLayerPlanes } from '@kernelkit/cpu';
+import { WasmKernels, conv2dRows, conv2dRowsSimd, convLayerPlanes, convLayerPlanesSimd, wasmSupport } from '@kernelkit/cpu';
 import type { ProbeName } from './ceiling-probes.js';
 import { CONV2D_PROBE, CONV_LAYER_PROBE, STREAM_ELEMENTS, ALU_ITERATIONS } from './ceiling-probes.js';
 
@@ -33,13 +33,19 @@ function stream(): number {
   return dst![STREAM_ELEMENTS - 1]!;
 }
 
+// The kernels the backends run by default: WebAssembly SIMD where the runtime has it, one
+// instance per thread as each Piscina worker has; the JavaScript kernels only without it.
+const simd = probe === 'conv2d' || probe === 'convLayer' ? wasmSupport() : undefined;
+const kernels = simd !== undefined && 'module' in simd ? new WasmKernels(simd.module) : undefined;
+
 const cv = CONV2D_PROBE;
 const cvIn = probe === 'conv2d' ? Float32Array.from({ length: cv.height * cv.width }, (_, i) => ((i * 2654435761) % 1000) / 1000) : undefined;
 const cvF = probe === 'conv2d' ? Float32Array.from({ length: cv.k * cv.k }, (_, i) => (i % 7) / 7 - 0.5) : undefined;
 const cvOut = probe === 'conv2d' ? new Float32Array(cv.height * cv.width) : undefined;
 const cvAcc = new Float64Array(cv.width);
 function conv2d(): number {
-  conv2dRows(cvIn!, cvF!, cvOut!, cv.height, cv.width, cv.k, 0, cv.height, cvAcc);
+  if (kernels !== undefined) conv2dRowsSimd(kernels, cvIn!, cvF!, cvOut!, cv.height, cv.width, cv.k, 0, cv.height);
+  else conv2dRows(cvIn!, cvF!, cvOut!, cv.height, cv.width, cv.k, 0, cv.height, cvAcc);
   return cvOut![0]!;
 }
 
@@ -49,7 +55,8 @@ const clW = probe === 'convLayer' ? Float32Array.from({ length: cl.maps * cl.cha
 const clOut = probe === 'convLayer' ? new Float32Array(cl.batch * cl.maps * cl.outHeight * cl.outWidth) : undefined;
 const clAcc = new Float64Array(cl.outHeight * cl.outWidth);
 function convLayer(): number {
-  convLayerPlanes(clIn!, clW!, undefined, false, clOut!, cl, 0, cl.batch * cl.maps, clAcc);
+  if (kernels !== undefined) convLayerPlanesSimd(kernels, clIn!, clW!, undefined, false, clOut!, cl, 0, cl.batch * cl.maps);
+  else convLayerPlanes(clIn!, clW!, undefined, false, clOut!, cl, 0, cl.batch * cl.maps, clAcc);
   return clOut![0]!;
 }
 

@@ -7,8 +7,9 @@
  *
  * - alu: eight independent f64 multiply-add chains (no memory): per-core compute and clock.
  * - stream: a scaled copy over 128 MiB arrays per thread: DRAM bandwidth.
- * - conv2d / convLayer: the CPU backend's own kernels (the ones Piscina's workers run) on one
- *   image of the course reports' conv2d batch / 20 layer-2 images per thread.
+ * - conv2d / convLayer: the CPU backends' default kernels (WebAssembly SIMD, one instance per
+ *   thread as in Piscina's workers; JavaScript where the runtime has no SIMD) on one image of
+ *   the course reports' conv2d batch / 200 layer-2 images per thread.
  *
  * Efficiency at T threads = (time of one thread alone) / (slowest of T threads running
  * together). Whatever the Piscina backend loses beyond these numbers is partitioning, copies and
