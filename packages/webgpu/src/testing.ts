@@ -152,6 +152,14 @@ export function setStencilBindingBytes(backend: Backend, bytes: number | undefin
   for (const gpu of devicesOf(backend)) setStencilBindingHook(gpu, bytes);
 }
 
+/**
+ * Bytes of the landing buffer (runtime/landing.ts) the backend's current device holds: where a
+ * chunked call with `out` gathers its chunks; at most what the largest of the recent calls needed.
+ */
+export function landingBytes(backend: Backend): number {
+  return deviceOf(backend).landingBytes;
+}
+
 /** Staging buffers the backend's current device holds, uploads and readbacks together (at most 2 × slices). */
 export function stagingBuffers(backend: Backend): number {
   return deviceOf(backend).stagingBuffers;

@@ -1,13 +1,14 @@
-import { LimitExceededError, throwIfAborted } from '@kernelkit/core';
-import { conv2dOutputLength, conv2dPixels, type Conv2dProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
+import { LimitExceededError, throwIfAborted, UnsupportedError } from '@kernelkit/core';
+import { conv2dOutputLength, conv2dPixels, isDeviceArray, type Conv2dProblem, type DeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem } from '@kernelkit/ops';
+import { copyBuffer, gpuDeviceArray, residentBuffer } from '../runtime/device-array.js';
 import type { GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
 import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
-import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
-import { bytesOf, callTimes, executeParts, MIN_WORK_PER_OUTPUT, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
-import { chunkBytesOf, chunkTarget, PIPELINE_SETS, runChunked } from '../runtime/pipeline.js';
+import { BUF, gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
+import { callTimes, executeParts, MIN_WORK_PER_OUTPUT, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
+import { chunkBytesOf, encodeSinkCopy, hostOutput, PIPELINE_SETS, runChunked, sinkReads, type ChunkSink } from '../runtime/pipeline.js';
 import { COARSENED_CONFIG, conv2dBlock, conv2dCoalesced, conv2dNaive, conv2dTileBytes, conv2dTiled, TILED_CONFIG, type Conv2dTileConfig } from './conv2d.wgsl.js';
 
 type Plan = {
@@ -185,11 +186,24 @@ interface Conv2dSet {
   readonly output: GPUBuffer;
 }
 
-async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, timing: boolean, plan: Plan, signal: AbortSignal | undefined): Promise<CallTimes> {
+/** Where a call's input is: the caller's host array or a GPU buffer (a resident DeviceArray; a getter, read inside the call). */
+type Source = { readonly host: Float32Array } | { readonly buffer: GPUBuffer };
+
+/**
+ * The call's chunks through the runtime pipeline, from `src` into `sink`. A resident input is
+ * copied band by band (halo rows included) into each chunk's input buffer on the GPU, or bound
+ * as it is when the call is one chunk; a device output of one chunk is the chunk's own output.
+ */
+async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem | ResidentProblem<'conv2d'>, src: Source, sink: ChunkSink, timing: boolean, plan: Plan, signal: AbortSignal | undefined): Promise<CallTimes> {
   const pipeline = gpu.pipeline(plan.program);
   const chunks = conv2dChunks(p, chunkBytesOf(gpu));
   const bytes = (c: Conv2dChunk): number => c.n * (c.in1 - c.in0) * p.width * 4;
   const setBytes = Math.max(...chunks.map(bytes));
+  const one = chunks.length === 1;
+  const resident = 'buffer' in src ? src.buffer : undefined;
+  // One chunk: the resident input is bound as it is, and a device output is the chunk's output.
+  const ownInput = !(one && resident !== undefined);
+  const ownOutput = !(one && 'buffer' in sink && (sink.buffer.usage & BUF.STORAGE) !== 0);
   const filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : await gpu.upload(p.filter, 0, signal);
   try {
     const r = await runChunked<Conv2dSet>(
@@ -197,16 +211,24 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, t
       {
         chunks: chunks.length,
         sets: PIPELINE_SETS,
-        createSet: () => ({ input: gpu.storage(setBytes), output: gpu.storage(setBytes) }),
-        releaseSet: (s) => gpu.release(s.input, s.output),
+        createSet: () => ({ input: ownInput ? gpu.storage(setBytes) : resident!, output: ownOutput ? gpu.storage(setBytes) : (sink as { buffer: GPUBuffer }).buffer }),
+        releaseSet: (s) => {
+          if (ownInput) gpu.release(s.input);
+          if (ownOutput) gpu.release(s.output);
+        },
         chunk: (i) => {
           const c = chunks[i]!;
           const size = { width: p.width, height: c.in1 - c.in0 };
           const rows = c.r1 - c.r0;
+          const from = (c.b0 * p.height + c.in0) * p.width * 4;
+          // Only the band's own rows: the halo rows' outputs lack neighbours outside the band.
+          const own = { offset: (c.r0 - c.in0) * p.width * 4, size: c.n * rows * p.width * 4, at: (c.b0 * p.height + c.r0) * p.width * 4 };
           return {
-            upload: (s, sig) => {
-              const from = (c.b0 * p.height + c.in0) * p.width;
-              return gpu.write(s.input, 0, p.input.subarray(from, from + c.n * size.height * p.width), sig);
+            upload: async (s, sig) => {
+              if ('host' in src) await gpu.write(s.input, 0, new Uint8Array(src.host.buffer, src.host.byteOffset + from, bytes(c)), sig);
+            },
+            encodeBefore: (enc, s) => {
+              if (resident !== undefined && ownInput) enc.copyBufferToBuffer(resident, from, s.input, 0, bytes(c));
             },
             work: (s) => ({
               pipeline,
@@ -217,8 +239,10 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, t
                 return gpu.bind(pipeline, [s.input, filter, s.output, params]);
               },
             }),
-            // Only the band's own rows: the halo rows' outputs lack neighbours outside the band.
-            reads: (s) => [{ buffer: s.output, offset: (c.r0 - c.in0) * p.width * 4, size: c.n * rows * p.width * 4, into: bytesOf(out, (c.b0 * p.height + c.r0) * p.width, c.n * rows * p.width) }],
+            encodeAfter: (enc, s) => {
+              if (ownOutput) encodeSinkCopy(enc, sink, s.output, own.offset, own.size, own.at);
+            },
+            reads: (s) => sinkReads(sink, s.output, own.offset, own.size, own.at),
           };
         },
       },
@@ -230,16 +254,44 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem, out: Float32Array, t
   }
 }
 
-async function runConv2d(gpu: GpuDevice, p: Conv2dProblem, ctx: OpContext<Float32Array>, plan: Plan): Promise<OpOutput<Float32Array>> {
-  const into = chunkTarget(gpu, ctx.out, conv2dOutputLength(p), () => conv2dChunks(p, chunkBytesOf(gpu)).length === 1);
-  const times = await gpu.exclusive(() => conv2dBody(gpu, p, into.target, ctx.timing, plan, ctx.signal));
-  return { data: into.settle(), ...times, notes: plan.note === undefined ? undefined : [plan.note] };
+/** The input as the kernels take it: a host array, or the buffer behind this backend's own handle (looked up inside the call). */
+function sourceOf(gpu: GpuDevice, input: Float32Array | DeviceArray<Float32Array>): Source {
+  if (!isDeviceArray(input)) return { host: input };
+  return {
+    get buffer(): GPUBuffer {
+      return residentBuffer(gpu, input, 'input');
+    },
+  };
+}
+
+async function runConv2d(gpu: GpuDevice, p: ResidentProblem<'conv2d'>, ctx: OpContext<Float32Array>, plan: Plan): Promise<OpOutput<Float32Array>> {
+  const length = conv2dOutputLength(p);
+  const src = sourceOf(gpu, p.input);
+  const notes = plan.note === undefined ? [] : [plan.note];
+  if (ctx.output === 'device') {
+    if (length * 4 > gpu.limits.bufferSize) {
+      throw new LimitExceededError('output', `a device output of ${length * 4} bytes is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes); ask for output: 'array'`);
+    }
+    const { buffer, times } = await gpu.exclusive(async () => {
+      const buffer = gpu.storage(length * 4);
+      try {
+        return { buffer, times: await conv2dBody(gpu, p, src, { buffer }, ctx.timing, plan, ctx.signal) };
+      } catch (e) {
+        gpu.release(buffer);
+        throw e;
+      }
+    });
+    return { data: gpuDeviceArray(gpu, ctx.deviceArray, buffer, length), ...times, notes: notes.length === 0 ? undefined : notes };
+  }
+  const r = await hostOutput(gpu, ctx.out, length, () => conv2dChunks(p, chunkBytesOf(gpu)).length === 1, ctx.signal, (sink) => conv2dBody(gpu, p, src, sink, ctx.timing, plan, ctx.signal));
+  if (r.note !== undefined) notes.push(r.note);
+  return { data: r.data, ...r.result, ...r.transfer, notes: notes.length === 0 ? undefined : notes };
 }
 
 /** Runs one config, as `auto` would after picking it: what the tests check every candidate with. */
 export async function runConv2dConfig(gpu: GpuDevice, p: Conv2dProblem, config: Conv2dConfig): Promise<Float32Array> {
   const out = new Float32Array(conv2dOutputLength(p));
-  await gpu.exclusive(() => conv2dBody(gpu, p, out, false, planOf(p.k, config), undefined));
+  await gpu.exclusive(() => conv2dBody(gpu, p, { host: p.input }, { host: out }, false, planOf(p.k, config), undefined));
   return out;
 }
 
@@ -284,7 +336,7 @@ export class Conv2dSweep {
 
   constructor(
     private readonly gpu: GpuDevice,
-    private readonly p: Conv2dProblem,
+    private readonly p: ResidentProblem<'conv2d'>,
     private readonly signal: AbortSignal | undefined,
     cap: number = gpu.info.software ? SWEEP_PIXELS.software : SWEEP_PIXELS.hardware,
   ) {
@@ -299,8 +351,9 @@ export class Conv2dSweep {
     const gpu = this.gpu;
     const size = { width: this.p.width, height: this.slice.height };
     const n = this.slice.images;
+    const input = this.p.input;
     const b = (this.bufs ??= await gpu.exclusive(async () => ({
-      input: await gpu.upload(this.p.input.subarray(0, n * size.height * size.width)),
+      input: isDeviceArray(input) ? sliceOf(gpu, residentBuffer(gpu, input, 'input'), n * size.height * size.width * 4) : await gpu.upload(input.subarray(0, n * size.height * size.width)),
       output: gpu.storage(n * size.height * size.width * 4),
       filterStorage: await gpu.upload(this.p.filter),
       filterUniform: gpu.uniform(vec4Array(this.p.filter)),
@@ -344,6 +397,13 @@ export class Conv2dSweep {
   }
 }
 
+/** A new storage buffer holding the first `bytes` of `src` (a sweep's slice of a resident input). */
+function sliceOf(gpu: GpuDevice, src: GPUBuffer, bytes: number): GPUBuffer {
+  const buf = gpu.storage(bytes);
+  copyBuffer(gpu, src, 0, buf, 0, Math.ceil(bytes / 4) * 4);
+  return buf;
+}
+
 /** The note `auto` adds to its Result: what ran and why (exported for the tests). */
 export function autoNote(choice: TuneChoice<Conv2dConfig>, key: string, swept: number, skipped: number, how: string): string {
   const what = `auto: ${describeConv2dConfig(choice.candidate.config)}`;
@@ -353,7 +413,7 @@ export function autoNote(choice: TuneChoice<Conv2dConfig>, key: string, swept: n
 }
 
 /** `auto`: the fastest fitting candidate for this adapter and shape class, swept once and cached. */
-async function runAuto(gpu: GpuDevice, tuning: TunerOptions | undefined, p: Conv2dProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
+async function runAuto(gpu: GpuDevice, tuning: TunerOptions | undefined, p: ResidentProblem<'conv2d'>, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
   const limits = conv2dLimits(gpu);
   const fitting = CONV2D_CANDIDATES.filter((c) => whyConv2dConfigCannotRun(c.config, p.k, limits) === undefined);
   if (fitting.length === 0) {
@@ -387,9 +447,13 @@ async function runAuto(gpu: GpuDevice, tuning: TunerOptions | undefined, p: Conv
 }
 
 /** `tuning`: where `auto` keeps its picks (memory only by default); the first conv2dOp for a device decides. */
-export function conv2dOp(gpu: GpuDevice, tuning?: TunerOptions): OpImplementation<'conv2d'> {
+export function conv2dOp(gpu: GpuDevice, tuning?: TunerOptions): ResidentOpImplementation<'conv2d'> {
   return {
+    residentInputs: true,
     defaultVariant: 'auto',
+    check(p) {
+      if (isDeviceArray(p.input) && p.input.dtype !== 'f32') throw new UnsupportedError(`WebGPU conv2d takes f32; got a ${p.input.dtype} DeviceArray`, 'input');
+    },
     variants: {
       naive: (p, ctx) => runConv2d(gpu, p, ctx, naivePlan(p.k)),
       coalesced: (p, ctx) => runConv2d(gpu, p, ctx, coalescedPlan(p.k)),

@@ -6,6 +6,7 @@ import { deviceRequest, Generation, type DeviceRequest } from './generation.js';
 import { BufferLedger } from './ledger.js';
 import type { Program } from './program.js';
 import { freshOutput } from './fresh-output.js';
+import type { Landing } from './landing.js';
 import { markDeviceLoss } from './shards.js';
 import { DEFAULT_STAGING, SMALL_WRITE_BYTES, TransferClock, type StagingShape } from './transfer.js';
 import { BUF } from './usage.js';
@@ -378,6 +379,23 @@ export class GpuDevice {
       this.gen.staging.destroy();
       this.gen.staging = this.gen.stagingPool(shape);
     });
+  }
+
+  /**
+   * The landing buffer (runtime/landing.ts), at least `bytes` large, for the call now running:
+   * undefined when it is larger than this device's largest buffer or already held. Its copy
+   * into host memory counts as readback time.
+   */
+  landing(bytes: number): Landing | undefined {
+    if (bytes > this.limits.bufferSize) return undefined;
+    const held = this.gen.staging.landing.take(bytes);
+    if (held === undefined) return undefined;
+    return { ...held, copyOut: (into) => this.clock.readbacks.during(() => held.copyOut(into)) };
+  }
+
+  /** Bytes the current generation's landing buffer holds (testing: bounded by the largest recent call). */
+  get landingBytes(): number {
+    return this.gen.retired ? 0 : this.gen.staging.landing.bytes;
   }
 
   /** Staging buffers alive in the current generation (at most 2 × slices). */

@@ -11,10 +11,11 @@
  * bounded by `sets` chunks whatever the call's size. Each chunk's readback is gated on its own
  * passes having been accepted, so a refused pass never reaches the caller's memory.
  *
- * A call of one chunk reads straight into the caller's `out`; the ops read a call of several
- * into an array of their own and copy it into `out` only once every chunk is done, so a device
- * failure half way (loss, a refused pass) never leaves `out` partly written. (With a signal the
- * backend kit already hands the runner no `out`.)
+ * A call of one chunk reads straight into the caller's `out`. A call of several with `out`
+ * copies each chunk's output on the GPU into the device's landing buffer (runtime/landing.ts)
+ * and copies that into `out` only once every chunk's pass and copy succeeded (`hostOutput`), so
+ * a device failure half way (loss, a refused pass) never leaves `out` partly written. (With a
+ * signal the backend kit already hands the runner no `out`.)
  */
 import { InvalidArgumentError, throwIfAborted } from '@kernelkit/core';
 import type { Dispatch, GpuDevice, ReadRegion } from './device.js';
@@ -56,6 +57,68 @@ export function chunkTarget(gpu: GpuDevice, out: Float32Array | undefined, lengt
       return out;
     },
   };
+}
+
+/**
+ * Where a call's chunk outputs go: read back through the staging ring into a host array, or
+ * copied on the GPU into a buffer holding the whole output (the landing buffer, or a device
+ * output for `output: 'device'`). Offsets are bytes of the call's output.
+ */
+export type ChunkSink = { readonly host: Float32Array } | { readonly buffer: GPUBuffer };
+
+/** The readbacks that put `size` bytes of `buffer` from `offset` at byte `at` of a host sink (none for a buffer sink). */
+export function sinkReads(sink: ChunkSink, buffer: GPUBuffer, offset: number, size: number, at: number): ReadRegion[] {
+  if (!('host' in sink)) return [];
+  return [{ buffer, offset, size, into: new Uint8Array(sink.host.buffer, sink.host.byteOffset + at, size) }];
+}
+
+/** Encodes the copy that puts `size` bytes of `buffer` from `offset` at byte `at` of a buffer sink (nothing for a host sink). */
+export function encodeSinkCopy(enc: GPUCommandEncoder, sink: ChunkSink, buffer: GPUBuffer, offset: number, size: number, at: number): void {
+  if ('buffer' in sink) enc.copyBufferToBuffer(buffer, offset, sink.buffer, at, size);
+}
+
+/**
+ * Runs `body` (which writes its chunks into the sink it is given) inside one exclusive section
+ * and returns the call's host output of `length` f32:
+ * - one chunk, or `out` a sharded call's own output: read straight into `out`;
+ * - several chunks into the caller's `out`: into the landing buffer, copied into `out` once
+ *   `body` succeeded (the commit point: no abort is honoured after it); where the landing
+ *   buffer cannot be had (larger than the device's largest buffer) into an array of our own,
+ *   copied into `out` at the end, and a note says so;
+ * - no `out`: into a fresh array the caller keeps.
+ */
+export async function hostOutput<T>(
+  gpu: GpuDevice,
+  out: Float32Array | undefined,
+  length: number,
+  oneChunk: () => boolean,
+  signal: AbortSignal | undefined,
+  body: (sink: ChunkSink) => Promise<T>,
+): Promise<{ readonly data: Float32Array; readonly result: T; readonly transfer: { uploadMs: number; readbackMs: number }; readonly note?: string }> {
+  // The call's transfer times are taken at the end of its exclusive section, the commit's copy included.
+  const inCall = async (sink: ChunkSink): Promise<{ result: T; transfer: { uploadMs: number; readbackMs: number } }> => ({ result: await body(sink), transfer: gpu.transferTimes() });
+  if (out === undefined || isScratchOutput(out) || oneChunk()) {
+    const target = out ?? gpu.output(Float32Array, length);
+    return { data: target, ...(await gpu.exclusive(() => inCall({ host: target }))) };
+  }
+  const landed = await gpu.exclusive(async () => {
+    const landing = gpu.landing(length * 4);
+    if (landing === undefined) return undefined;
+    try {
+      const result = await body({ buffer: landing.buffer });
+      throwIfAborted(signal);
+      await landing.copyOut(new Uint8Array(out.buffer, out.byteOffset, length * 4));
+      return { result, transfer: gpu.transferTimes() };
+    } finally {
+      landing.release();
+    }
+  });
+  if (landed !== undefined) return { data: out, ...landed };
+  const target = gpu.output(Float32Array, length);
+  const r = await gpu.exclusive(() => inCall({ host: target }));
+  out.set(target);
+  const tooLarge = length * 4 > gpu.limits.bufferSize;
+  return { data: out, ...r, ...(tooLarge ? { note: `the output (${length * 4} bytes) is larger than this device's largest buffer, so its chunks were read into an array of our own and copied into out` } : {}) };
 }
 
 /** Bytes one chunk aims at on `gpu`, never more than one storage binding. */

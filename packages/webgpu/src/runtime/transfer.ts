@@ -18,6 +18,7 @@
  */
 import { AbortError, DeviceError } from '@kernelkit/core';
 import { untilTouched } from './fresh-output.js';
+import { LandingPool } from './landing.js';
 import type { BufferLedger } from './ledger.js';
 import { BUF, MAP_READ } from './usage.js';
 
@@ -176,6 +177,8 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
 export class StagingPool {
   private readonly uploads: Ring;
   private readonly reads: Ring;
+  /** Where a chunked call with the caller's `out` gathers its chunks (runtime/landing.ts). */
+  readonly landing: LandingPool;
   private closed = false;
 
   constructor(
@@ -184,6 +187,7 @@ export class StagingPool {
   ) {
     this.uploads = new Ring(host, BUF.MAP_WRITE | BUF.COPY_SRC, shape);
     this.reads = new Ring(host, BUF.MAP_READ | BUF.COPY_DST, shape);
+    this.landing = new LandingPool(host);
   }
 
   get shape(): StagingShape {
@@ -297,6 +301,7 @@ export class StagingPool {
     this.closed = true;
     this.uploads.destroy();
     this.reads.destroy();
+    this.landing.destroy();
   }
 }
 

@@ -1,0 +1,109 @@
+/**
+ * The landing buffer: one MAP_READ | COPY_DST buffer per device generation that a chunked call
+ * with the caller's `out` copies every chunk's output into on the GPU, mapped and copied into
+ * `out` only once every chunk's pass and copy succeeded. `out` is then written once, at
+ * reused-memory speed, and never partly (no array of our own with fresh pages in between).
+ *
+ * Bounded: it is as large as the largest of the last LANDING_RECENT_CALLS calls needed (a call
+ * needing more replaces it; once no recent call needed its size it shrinks on the next take).
+ * Counted by the ledger as runtime-owned, like the staging slices, and destroyed with the
+ * generation (dispose, device loss).
+ */
+import { DeviceError } from '@kernelkit/core';
+import { untilTouched } from './fresh-output.js';
+import type { TransferHost } from './transfer.js';
+import { BUF, MAP_READ } from './usage.js';
+
+/** How many recent calls the landing buffer's size follows. */
+export const LANDING_RECENT_CALLS = 8;
+
+/** Landing sizes are rounded up to whole pages. */
+const LANDING_GRAIN = 4096;
+
+/** One call's hold on the landing buffer. */
+export interface Landing {
+  readonly buffer: GPUBuffer;
+  /**
+   * Maps the first `into.byteLength` bytes (after everything submitted so far) and copies them
+   * into `into`; if the map fails `into` is not written at all.
+   */
+  copyOut(into: Uint8Array): Promise<void>;
+  /** Gives the buffer back (after copyOut, or instead of it on a failure). */
+  release(): void;
+}
+
+export class LandingPool {
+  private buffer: GPUBuffer | undefined;
+  private readonly recent: number[] = [];
+  private held = false;
+  private closed = false;
+
+  constructor(private readonly host: TransferHost) {}
+
+  /** Bytes the pool holds now (testing: it never grows past the largest recent call). */
+  get bytes(): number {
+    return this.buffer?.size ?? 0;
+  }
+
+  /**
+   * The landing buffer, at least `bytes` large, for one call; undefined when another call holds
+   * it (the caller then reads its chunks back the plain way) or the pool is closed.
+   */
+  take(bytes: number): Landing | undefined {
+    if (this.held || this.closed) return undefined;
+    const need = Math.ceil(Math.max(bytes, 4) / LANDING_GRAIN) * LANDING_GRAIN;
+    this.recent.push(need);
+    if (this.recent.length > LANDING_RECENT_CALLS) this.recent.shift();
+    const keep = Math.max(...this.recent);
+    if (this.buffer !== undefined && (this.buffer.size < need || this.buffer.size > keep)) this.discard();
+    if (this.buffer === undefined) {
+      const ledger = this.host.ledger;
+      ledger.owning = true;
+      try {
+        this.buffer = this.host.device.createBuffer({ size: keep, usage: BUF.MAP_READ | BUF.COPY_DST });
+      } finally {
+        ledger.owning = false;
+      }
+    }
+    const buffer = this.buffer;
+    this.held = true;
+    let released = false;
+    return {
+      buffer,
+      copyOut: async (into) => {
+        if (this.closed || buffer !== this.buffer) throw new DeviceError('the WebGPU device was destroyed while a readback was pending');
+        const size = Math.ceil(into.byteLength / 4) * 4;
+        if (size === 0) return;
+        try {
+          await this.host.race(buffer.mapAsync(MAP_READ, 0, size));
+        } catch (e) {
+          this.discard();
+          throw e instanceof DeviceError ? e : new DeviceError(`the landing buffer could not be mapped (${(e as Error)?.message ?? String(e)})`, { cause: e });
+        }
+        try {
+          const touched = untilTouched(into.buffer, into.byteOffset, into.byteOffset + into.byteLength);
+          if (touched !== undefined) await touched;
+          into.set(new Uint8Array(buffer.getMappedRange(0, size), 0, into.byteLength));
+        } finally {
+          buffer.unmap();
+        }
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        this.held = false;
+      },
+    };
+  }
+
+  private discard(): void {
+    this.buffer?.destroy();
+    this.buffer = undefined;
+  }
+
+  /** Destroys the buffer; later takes return undefined. */
+  destroy(): void {
+    this.closed = true;
+    this.discard();
+  }
+}
