@@ -101,6 +101,19 @@ describe('measured choice (exploration)', () => {
     await k.dispose();
   });
 
+  it("leaves a backend's start-up out of the factor (paid once) but not out of the trial bound", async () => {
+    const model: CostModel = { backends: { ...MODEL.backends, piscina: cost('piscina/default threads', { fixedMs: 20 }, { startMs: 100 }) } };
+    for (const [trialMaxMs, expected] of [
+      [2000, ['warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'measured piscina']],
+      [50, ['warm-up cpu', 'trial cpu', 'measured cpu']],
+    ] as const) {
+      const { loaders } = timedLoaders(DELAYS);
+      const k = await createKernels({ costModel: model, explore: { trialMaxMs } }, loaders, noEnv);
+      expect((await calls(k, expected.length)).map((r) => `${r.choice} ${r.backend}`)).toEqual(expected);
+      await k.dispose();
+    }
+  });
+
   it('explores the variants of one backend: its measured default and its auto', async () => {
     // Only webgpu is predicted near: its default (wasm-simd, measured) and auto (predicted by the default's fit).
     const model: CostModel = {

@@ -16,7 +16,10 @@ export interface ExploreSettings {
 export interface Pick {
   readonly name: BackendName;
   readonly variant: string;
+  /** End to end, the backend's start-up included when it is not running yet. */
   readonly predictedMs: number;
+  /** The start-up share of `predictedMs` (0 when running). */
+  readonly startMs: number;
 }
 
 /** One timed call of a candidate for a routing key: end-to-end ms and the call's work. */
@@ -58,10 +61,11 @@ export type Decision =
 
 /**
  * The next step for one key. `ranked` is every candidate's prediction for this call, fastest
- * first. Each candidate predicted within `factor` of the best time measured so far (of the best
- * prediction before anything is measured) and under `trialMaxMs` gets a trial, in predicted
- * order; the prediction's own pick always does, since it runs anyway. With none left untried,
- * the key settles on the fastest measured.
+ * first. Each candidate whose running time (start-up left out: it is paid once, and trials are
+ * timed after a warm-up) is predicted within `factor` of the best time measured so far (of the
+ * best prediction before anything is measured), and whose call with start-up is predicted
+ * under `trialMaxMs`, gets a trial, in predicted order; the prediction's own pick always does,
+ * since it runs anyway. With none left untried, the key settles on the fastest measured.
  */
 export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Trial>, work: number, s: ExploreSettings): Decision | undefined {
   const best = ranked[0];
@@ -71,8 +75,9 @@ export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Tria
     const t = trials.get(pickName(p));
     if (t !== undefined) reference = Math.min(reference, scaledMs(t, work));
   }
-  if (reference === Infinity) reference = best.predictedMs;
-  const next = ranked.find((p, i) => !trials.has(pickName(p)) && (i === 0 || (p.predictedMs <= s.factor * reference && p.predictedMs <= s.trialMaxMs)));
+  if (reference === Infinity) reference = best.predictedMs - best.startMs;
+  const near = (p: Pick): boolean => p.predictedMs - p.startMs <= s.factor * reference && p.predictedMs <= s.trialMaxMs;
+  const next = ranked.find((p, i) => !trials.has(pickName(p)) && (i === 0 || near(p)));
   if (next !== undefined) return { kind: 'explore', pick: next };
   const choice = settle(ranked, trials, work);
   return choice === undefined ? { kind: 'predicted', pick: best } : choice;

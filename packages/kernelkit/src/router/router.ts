@@ -372,7 +372,10 @@ export class Router {
       const variants = one === undefined ? routedVariants(cost, shape.op) : known.includes(one) ? [one] : [];
       for (const v of variants) {
         const fit = opCostOf(cost, shape.op, v);
-        if (fit !== undefined) picks.push({ name: c.name, variant: v, predictedMs: predictMs(this.model, c.name, cost, fit.cost.fit, shape, s !== undefined) });
+        if (fit === undefined) continue;
+        const running = predictMs(this.model, c.name, cost, fit.cost.fit, shape, true);
+        const startMs = s === undefined ? cost.startMs : 0;
+        picks.push({ name: c.name, variant: v, predictedMs: running + startMs, startMs });
       }
     }
     return picks.sort((a, b) => a.predictedMs - b.predictedMs);
