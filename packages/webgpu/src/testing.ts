@@ -9,7 +9,7 @@ import { timeConvLayerPass, type ConvLayerConfig } from './ops/conv-layer.js';
 import { DEVICE_LIMITS } from './runtime/adapter.js';
 import { setPassHook, setRecreateHook, type GpuDevice, type GpuDeviceStats } from './runtime/device.js';
 import { processLiveBuffers } from './runtime/ledger.js';
-import { setPipelineChunkBytes as setChunkBytesHook } from './runtime/pipeline.js';
+import { setFreshOutputLanding as setFreshLandingHook, setPipelineChunkBytes as setChunkBytesHook } from './runtime/pipeline.js';
 import { setStencilBindingBytes as setStencilBindingHook } from './ops/stencil3d.js';
 import { deviceOf, devicesOf } from './runtime/registry.js';
 import type { Program } from './runtime/program.js';
@@ -158,6 +158,15 @@ export function setStencilBindingBytes(backend: Backend, bytes: number | undefin
  */
 export function landingBytes(backend: Backend): number {
   return deviceOf(backend).landingBytes;
+}
+
+/**
+ * Whether conv2d calls of several chunks without `out` also gather their chunks in the landing
+ * buffer and copy it into the array they return (off by default): for measuring both ways.
+ */
+export function setFreshOutputLanding(backend: Backend, on: boolean): void {
+  if (typeof on !== 'boolean') throw new InvalidArgumentError('on', 'must be a boolean');
+  for (const gpu of devicesOf(backend)) setFreshLandingHook(gpu, on);
 }
 
 /** Staging buffers the backend's current device holds, uploads and readbacks together (at most 2 × slices). */

@@ -6,7 +6,7 @@ import { createWebGpuBackend } from '../src/index.js';
 import { conv2dChunks } from '../src/ops/conv2d.js';
 import { setPassHook } from '../src/runtime/device.js';
 import { LANDING_RECENT_CALLS } from '../src/runtime/landing.js';
-import { failPass, gpuDeviceOf, landingBytes, setPipelineChunkBytes, stagingBuffers, webgpuStats } from '../src/testing.js';
+import { failPass, gpuDeviceOf, landingBytes, setFreshOutputLanding, setPipelineChunkBytes, stagingBuffers, webgpuStats } from '../src/testing.js';
 
 /**
  * conv2d in several chunks: into the caller's `out` through the landing buffer
@@ -62,6 +62,23 @@ describe('conv2d into out in several chunks (the landing buffer)', () => {
     }
     expect(landingBytes(b)).toBeGreaterThan(0);
     expect(outstanding()).toBe(0);
+  });
+
+  it('with the study hook, calls without out gather their chunks the same way and return the same result', async () => {
+    const { bytes, k } = CHUNKINGS[1];
+    const args = conv2dCase([5, 40, 36, k], 205);
+    const plain = (await chunked(bytes, () => b.conv2d(args, { variant: 'coalesced' }))).data;
+    setFreshOutputLanding(b, true);
+    try {
+      const before = webgpuStats(b).calls;
+      const r = await chunked(bytes, () => b.conv2d(args, { variant: 'coalesced', timing: true }));
+      // One exclusive call: the landing path, not the fallback that would run a second one.
+      expect(webgpuStats(b).calls).toBe(before + 1);
+      expect(r.data).toEqual(plain);
+      expect(r.data).not.toBe(plain);
+    } finally {
+      setFreshOutputLanding(b, false);
+    }
   });
 
   it('a refused pass or a device lost in the middle of the pipeline leaves out untouched; the landing buffer goes with the lost device', async () => {

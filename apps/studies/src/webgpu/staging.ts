@@ -3,7 +3,8 @@
  * on one device in one run:
  * - upload and readback GB/s through the staging ring (runtime/transfer.ts) for several ring
  *   shapes, beside one big reused MAP_WRITE / MAP_READ buffer of the same bytes;
- * - conv2d 16×2048² K=11 (`auto`) end to end, into a fresh array and into a reused `out`, with
+ * - conv2d 16×2048² K=11 (`auto`) end to end, into a fresh array (read chunk by chunk, or gathered
+ *   in the landing buffer and copied once) and into a reused `out`, with
  *   its kernel time summed over its chunks, for several chunk targets (the whole problem in one
  *   chunk included), on the default ring.
  * Medians of `--reps` after a warm-up. Every chunked conv2d output is compared with the
@@ -15,7 +16,7 @@ import { join } from 'node:path';
 import { median } from '@kernelkit/core';
 import { makeConv2dArgs, type Backend, type Conv2dArgs } from '@kernelkit/ops';
 import { createWebGpuBackend, type AdapterKind } from '@kernelkit/webgpu';
-import { BUF, GpuDevice, MAP_READ, openAdapter, setPipelineChunkBytes } from '@kernelkit/webgpu/testing';
+import { BUF, GpuDevice, MAP_READ, openAdapter, setFreshOutputLanding, setPipelineChunkBytes } from '@kernelkit/webgpu/testing';
 import { Command, integer, machineInfo, oneOf, parseStudyArgs, writeTextFile } from '../common.js';
 
 const argv = parseStudyArgs<{ out: string; reps: number; small?: boolean; adapter: AdapterKind }>(
@@ -116,10 +117,14 @@ async function transfers(): Promise<{ rows: TransferRow[]; description: string }
 }
 
 // ---- conv2d per chunk target
+/** Into a fresh array read chunk by chunk (the default), into one gathered in the landing buffer first (runtime/landing.ts), into a reused `out`. */
+const MODES = ['fresh', 'fresh via landing', 'out'] as const;
+type Mode = (typeof MODES)[number];
+
 interface ConvRow {
   readonly chunkMiB: number;
   readonly chunks: number;
-  readonly mode: 'fresh' | 'out';
+  readonly mode: Mode;
   readonly endToEndMs: number;
   readonly kernelMs: number | undefined;
   readonly uploadMs: number | undefined;
@@ -150,7 +155,8 @@ async function conv(): Promise<ConvRow[]> {
     const out = new Float32Array(n).fill(1);
     for (const target of SIZES.chunkTargets) {
       setPipelineChunkBytes(b, target);
-      for (const mode of ['fresh', 'out'] as const) {
+      for (const mode of MODES) {
+        setFreshOutputLanding(b, mode === 'fresh via landing');
         const call = (timing: boolean) => b.conv2d(args, { variant: 'auto', timing, ...(mode === 'out' ? { out } : {}) });
         const endToEndMs = await medianMs(() => call(false));
         const timed: { kernelMs?: number | undefined; uploadMs?: number | undefined; readbackMs?: number | undefined }[] = [];
@@ -190,7 +196,7 @@ const md = [
   '|---|---|---|',
   ...t.rows.map((r) => `| ${r.path} | ${r.uploadGBps.toFixed(2)} | ${r.readbackGBps.toFixed(2)} |`),
   '',
-  `conv2d ${c.batch}×${c.height}² K=${c.k}, \`auto\`, default ring, per chunk target: end to end the median of ${argv.reps} untimed calls after a warm-up; kernel (summed over the chunks), upload and readback the medians of ${argv.reps} timed calls. "out": into a reused \`out\`. Max abs diff: against the one-chunk output.`,
+  `conv2d ${c.batch}×${c.height}² K=${c.k}, \`auto\`, default ring, per chunk target: end to end the median of ${argv.reps} untimed calls after a warm-up; kernel (summed over the chunks), upload and readback the medians of ${argv.reps} timed calls. "fresh": into a new array, each chunk read back into it; "fresh via landing": the chunks gathered in the landing buffer, copied into a new array at the end; "out": into a reused \`out\` (through the landing buffer). Max abs diff: against the one-chunk output.`,
   '',
   '| chunk target MiB | chunks | output | end to end ms | kernel ms | upload ms | readback ms | max abs diff |',
   '|---|---|---|---|---|---|---|---|',

@@ -97,28 +97,43 @@ export async function hostOutput<T>(
 ): Promise<{ readonly data: Float32Array; readonly result: T; readonly transfer: { uploadMs: number; readbackMs: number }; readonly note?: string }> {
   // The call's transfer times are taken at the end of its exclusive section, the commit's copy included.
   const inCall = async (sink: ChunkSink): Promise<{ result: T; transfer: { uploadMs: number; readbackMs: number } }> => ({ result: await body(sink), transfer: gpu.transferTimes() });
-  if (out === undefined || isScratchOutput(out) || oneChunk()) {
+  const fresh = out === undefined;
+  if ((fresh && !freshLandingHooks.has(gpu)) || (out !== undefined && isScratchOutput(out)) || oneChunk()) {
     const target = out ?? gpu.output(Float32Array, length);
     return { data: target, ...(await gpu.exclusive(() => inCall({ host: target }))) };
   }
+  const into = out ?? gpu.output(Float32Array, length);
   const landed = await gpu.exclusive(async () => {
     const landing = gpu.landing(length * 4);
     if (landing === undefined) return undefined;
     try {
       const result = await body({ buffer: landing.buffer });
       throwIfAborted(signal);
-      await landing.copyOut(new Uint8Array(out.buffer, out.byteOffset, length * 4));
+      await landing.copyOut(new Uint8Array(into.buffer, into.byteOffset, length * 4));
       return { result, transfer: gpu.transferTimes() };
     } finally {
       landing.release();
     }
   });
-  if (landed !== undefined) return { data: out, ...landed };
+  if (landed !== undefined) return { data: into, ...landed };
+  if (fresh) return { data: into, ...(await gpu.exclusive(() => inCall({ host: into }))) };
   const target = gpu.output(Float32Array, length);
   const r = await gpu.exclusive(() => inCall({ host: target }));
   out.set(target);
   const tooLarge = length * 4 > gpu.limits.bufferSize;
   return { data: out, ...r, ...(tooLarge ? { note: `the output (${length * 4} bytes) is larger than this device's largest buffer, so its chunks were read into an array of our own and copied into out` } : {}) };
+}
+
+/**
+ * Study hook (installed by `@kernelkit/webgpu/testing`): calls without `out` gather their chunks
+ * in the landing buffer too and copy it into the fresh array they return, instead of reading each
+ * chunk into it, so the two ways can be measured side by side on one device.
+ */
+const freshLandingHooks = new WeakSet<GpuDevice>();
+
+export function setFreshOutputLanding(gpu: GpuDevice, on: boolean): void {
+  if (on) freshLandingHooks.add(gpu);
+  else freshLandingHooks.delete(gpu);
 }
 
 /** Bytes one chunk aims at on `gpu`, never more than one storage binding. */
