@@ -21,7 +21,7 @@ export interface CreateKernelsOptions extends ResolveOptions {
   readonly variant?: string;
   /**
    * 'auto' (the default): each call runs on the backend predicted fastest end to end for its op,
-   * size and input location, from a per-machine calibration. 'fixed': one backend for every
+   * size and input location, from a per-machine calibration, until measured calls say otherwise (see `explore`). 'fixed': one backend for every
    * call, chosen as `backend` / `backends` / KERNELKIT_BACKEND say (any of those implies 'fixed').
    */
   readonly route?: RouteMode;
