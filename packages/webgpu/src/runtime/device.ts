@@ -383,12 +383,13 @@ export class GpuDevice {
 
   /**
    * The landing buffer (runtime/landing.ts), at least `bytes` large, for the call now running:
-   * undefined when it is larger than this device's largest buffer or already held. Its copy
+   * undefined when it is larger than this device's largest buffer, the device has no memory
+   * for it, or it is already held. Its copy
    * into host memory counts as readback time.
    */
-  landing(bytes: number): Landing | undefined {
+  async landing(bytes: number): Promise<Landing | undefined> {
     if (bytes > this.limits.bufferSize) return undefined;
-    const held = this.gen.staging.landing.take(bytes);
+    const held = await this.gen.staging.landing.take(bytes);
     if (held === undefined) return undefined;
     return { ...held, copyOut: (into) => this.clock.readbacks.during(() => held.copyOut(into)) };
   }

@@ -47,26 +47,32 @@ export class LandingPool {
 
   /**
    * The landing buffer, at least `bytes` large, for one call; undefined when another call holds
-   * it (the caller then reads its chunks back the plain way) or the pool is closed.
+   * it, the device has no memory for it (the caller then reads its chunks back the plain way) or
+   * the pool is closed.
    */
-  take(bytes: number): Landing | undefined {
+  async take(bytes: number): Promise<Landing | undefined> {
     if (this.held || this.closed) return undefined;
     const need = Math.ceil(Math.max(bytes, 4) / LANDING_GRAIN) * LANDING_GRAIN;
     this.recent.push(need);
     if (this.recent.length > LANDING_RECENT_CALLS) this.recent.shift();
     const keep = Math.max(...this.recent);
     if (this.buffer !== undefined && (this.buffer.size < need || this.buffer.size > keep)) this.discard();
+    this.held = true;
     if (this.buffer === undefined) {
-      const ledger = this.host.ledger;
-      ledger.owning = true;
+      let made: GPUBuffer | undefined;
       try {
-        this.buffer = this.host.device.createBuffer({ size: keep, usage: BUF.MAP_READ | BUF.COPY_DST });
+        made = await this.create(keep);
       } finally {
-        ledger.owning = false;
+        if (made === undefined) this.held = false;
       }
+      if (made === undefined) {
+        // Not a size to keep trying for: later calls size the buffer by the others.
+        this.recent.pop();
+        return undefined;
+      }
+      this.buffer = made;
     }
     const buffer = this.buffer;
-    this.held = true;
     let released = false;
     return {
       buffer,
@@ -94,6 +100,23 @@ export class LandingPool {
         this.held = false;
       },
     };
+  }
+
+  /** A new buffer of `size`, or undefined when the device is out of memory for it (its own error scope: the call goes on without it). */
+  private async create(size: number): Promise<GPUBuffer | undefined> {
+    const { device, ledger } = this.host;
+    device.pushErrorScope('out-of-memory');
+    let buffer: GPUBuffer;
+    ledger.owning = true;
+    try {
+      buffer = device.createBuffer({ size, usage: BUF.MAP_READ | BUF.COPY_DST });
+    } finally {
+      ledger.owning = false;
+    }
+    const oom = await this.host.race(device.popErrorScope());
+    if (oom === null && !this.closed) return buffer;
+    buffer.destroy();
+    return undefined;
   }
 
   private discard(): void {

@@ -83,9 +83,10 @@ export function encodeSinkCopy(enc: GPUCommandEncoder, sink: ChunkSink, buffer: 
  * - one chunk, or `out` a sharded call's own output: read straight into `out`;
  * - several chunks into the caller's `out`: into the landing buffer, copied into `out` once
  *   `body` succeeded (the commit point: no abort is honoured after it); where the landing
- *   buffer cannot be had (larger than the device's largest buffer) into an array of our own,
- *   copied into `out` at the end, and a note says so;
- * - no `out`: into a fresh array the caller keeps.
+ *   buffer cannot be had (larger than the device's largest buffer, or no device memory for
+ *   it) into an array of our own, copied into `out` at the end, and a note says so;
+ * - no `out`: into a fresh array the caller keeps (through the landing buffer too where the
+ *   study hook `setFreshOutputLanding` says so).
  */
 export async function hostOutput<T>(
   gpu: GpuDevice,
@@ -104,7 +105,7 @@ export async function hostOutput<T>(
   }
   const into = out ?? gpu.output(Float32Array, length);
   const landed = await gpu.exclusive(async () => {
-    const landing = gpu.landing(length * 4);
+    const landing = await gpu.landing(length * 4);
     if (landing === undefined) return undefined;
     try {
       const result = await body({ buffer: landing.buffer });
@@ -120,8 +121,8 @@ export async function hostOutput<T>(
   const target = gpu.output(Float32Array, length);
   const r = await gpu.exclusive(() => inCall({ host: target }));
   out.set(target);
-  const tooLarge = length * 4 > gpu.limits.bufferSize;
-  return { data: out, ...r, ...(tooLarge ? { note: `the output (${length * 4} bytes) is larger than this device's largest buffer, so its chunks were read into an array of our own and copied into out` } : {}) };
+  const why = length * 4 > gpu.limits.bufferSize ? "is larger than this device's largest buffer" : 'found no device memory for a landing buffer';
+  return { data: out, ...r, note: `the output (${length * 4} bytes) ${why}, so its chunks were read into an array of our own and copied into out` };
 }
 
 /**
