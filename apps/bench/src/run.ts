@@ -280,7 +280,7 @@ type Timed = CallOutput['timing'];
  * best): they are made here, before the row's first call, so the row times the settled choice.
  * At most two calls per candidate and two more. Returns the note saying what exploring took.
  */
-async function settleRouter(b: Contender, op: OpName, args: OpArgs<OpName>): Promise<string> {
+export async function settleRouter(b: Contender, op: OpName, args: OpArgs<OpName>): Promise<string> {
   const t0 = performance.now();
   let calls = 0;
   let route: CallOutput['route'];

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { makeScanArgs, type OpArgs, type OpName } from '@kernelkit/ops';
+import type { CallOutput, Contender } from '../src/backends.js';
+import { settleRouter } from '../src/run.js';
+
+/** A router stand-in whose calls report the given routes in turn (the last one repeats). */
+function scripted(routes: readonly NonNullable<CallOutput['route']>[]): Contender & { calls: number } {
+  const c = {
+    name: 'kernelkit' as const,
+    info: { description: 'scripted', software: false },
+    disposed: false,
+    calls: 0,
+    variants: () => ['routed'],
+    call: async () => ({ data: new Uint32Array(1), route: routes[Math.min(c.calls++, routes.length - 1)] }),
+    dispose: async () => {},
+  };
+  return c;
+}
+
+const args = makeScanArgs({ n: 4, dtype: 'u32' }) as OpArgs<OpName>;
+
+describe("the kernelkit row's exploration before timing", () => {
+  it('calls until the route is settled and notes the calls and the trials', async () => {
+    const exploring = { settled: false, candidates: 2 };
+    const b = scripted([exploring, { ...exploring, trials: { 'cpu/sequential': 4 } }, { ...exploring, trials: { 'cpu/sequential': 4, 'piscina/two-pass': 2.5 } }, { settled: true, trials: { 'cpu/sequential': 4, 'piscina/two-pass': 2.5 } }]);
+    const note = await settleRouter(b, 'scan', args);
+    expect(b.calls).toBe(4);
+    expect(note).toMatch(/^router settled after 4 calls \(\d+\.\d s\); trials: cpu\/sequential 4\.0 ms, piscina\/two-pass 2\.5 ms$/);
+  });
+
+  it('stops at two calls per candidate and two more when the route never settles', async () => {
+    const b = scripted([{ settled: false, candidates: 3 }]);
+    expect(await settleRouter(b, 'scan', args)).toMatch(/^router not settled after 8 calls/);
+    expect(b.calls).toBe(8);
+  });
+});
