@@ -9,7 +9,7 @@ import { timeConvLayerPass, type ConvLayerConfig } from './ops/conv-layer.js';
 import { DEVICE_LIMITS } from './runtime/adapter.js';
 import { setPassHook, setRecreateHook, type GpuDevice, type GpuDeviceStats } from './runtime/device.js';
 import { processLiveBuffers } from './runtime/ledger.js';
-import { setFreshOutputLanding as setFreshLandingHook, setPipelineChunkBytes as setChunkBytesHook } from './runtime/pipeline.js';
+import { setFreshOutputLanding as setFreshLandingHook, setPipelineChunkBytes as setChunkBytesHook, setUploadLanding as setUploadLandingHook } from './runtime/pipeline.js';
 import { setStencilBindingBytes as setStencilBindingHook } from './ops/stencil3d.js';
 import { deviceOf, devicesOf } from './runtime/registry.js';
 import type { Program } from './runtime/program.js';
@@ -153,8 +153,9 @@ export function setStencilBindingBytes(backend: Backend, bytes: number | undefin
 }
 
 /**
- * Bytes of the landing buffer (runtime/landing.ts) the backend's current device holds: where a
- * chunked call with `out` gathers its chunks; at most what the largest of the recent calls needed.
+ * Bytes of the landing buffers (runtime/landing.ts) the backend's current device holds: where a
+ * chunked call puts its whole host input and gathers its chunks for `out`; at most what the
+ * largest of the recent calls needed.
  */
 export function landingBytes(backend: Backend): number {
   return deviceOf(backend).landingBytes;
@@ -167,6 +168,16 @@ export function landingBytes(backend: Backend): number {
 export function setFreshOutputLanding(backend: Backend, on: boolean): void {
   if (typeof on !== 'boolean') throw new InvalidArgumentError('on', 'must be a boolean');
   for (const gpu of devicesOf(backend)) setFreshLandingHook(gpu, on);
+}
+
+/**
+ * Whether chunked conv2d calls put their whole host input into the upload landing buffer in one
+ * copy (true), stage each chunk through the ring (false), or do what UPLOAD_LANDING in
+ * runtime/pipeline.ts says (undefined): for measuring both ways.
+ */
+export function setUploadLanding(backend: Backend, on: boolean | undefined): void {
+  if (on !== undefined && typeof on !== 'boolean') throw new InvalidArgumentError('on', 'must be a boolean or undefined');
+  for (const gpu of devicesOf(backend)) setUploadLandingHook(gpu, on);
 }
 
 /** Staging buffers the backend's current device holds, uploads and readbacks together (at most 2 × slices). */

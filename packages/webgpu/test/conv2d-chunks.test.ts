@@ -6,7 +6,7 @@ import { createWebGpuBackend } from '../src/index.js';
 import { conv2dChunks } from '../src/ops/conv2d.js';
 import { setPassHook } from '../src/runtime/device.js';
 import { LANDING_RECENT_CALLS } from '../src/runtime/landing.js';
-import { failPass, gpuDeviceOf, landingBytes, setFreshOutputLanding, setPipelineChunkBytes, stagingBuffers, webgpuStats } from '../src/testing.js';
+import { failPass, gpuDeviceOf, landingBytes, setFreshOutputLanding, setPipelineChunkBytes, setUploadLanding, stagingBuffers, webgpuStats } from '../src/testing.js';
 
 /**
  * conv2d in several chunks: into the caller's `out` through the landing buffer
@@ -61,6 +61,26 @@ describe('conv2d into out in several chunks (the landing buffer)', () => {
       }
     }
     expect(landingBytes(b)).toBeGreaterThan(0);
+    expect(outstanding()).toBe(0);
+  });
+
+  it('staging the input through the ring or the upload landing buffer gives the same result', async () => {
+    for (const { bytes, k } of CHUNKINGS) {
+      const args = conv2dCase([5, 40, 36, k], 250 + k);
+      const out = new Float32Array(lengthOf(args));
+      try {
+        setUploadLanding(b, false);
+        const ring = (await chunked(bytes, () => b.conv2d(args, { variant: 'coalesced' }))).data;
+        setUploadLanding(b, true);
+        const landed = await chunked(bytes, () => b.conv2d(args, { variant: 'coalesced', timing: true }));
+        expect(landed.data, `${bytes} bytes per chunk`).toEqual(ring);
+        expect(landed.timing?.uploadMs).toBeGreaterThan(0);
+        await chunked(bytes, () => b.conv2d(args, { variant: 'tiled', out }));
+        expect(verifyResult('conv2d', args, out)).toBeUndefined();
+      } finally {
+        setUploadLanding(b, undefined);
+      }
+    }
     expect(outstanding()).toBe(0);
   });
 

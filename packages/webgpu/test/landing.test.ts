@@ -16,19 +16,29 @@ function fakeHost(options: { oom?: (size: number) => boolean; failMap?: boolean 
       scopeOom = false;
     },
     popErrorScope: async () => (scopeOom ? { message: 'out of memory' } : null),
-    createBuffer: ({ size, usage }: { size: number; usage: number }) => {
+    createBuffer: ({ size, usage, mappedAtCreation }: { size: number; usage: number; mappedAtCreation?: boolean }) => {
       if (options.oom?.(size)) scopeOom = true;
       const bytes = new ArrayBuffer(size);
       const b = {
         size,
         usage,
+        mapped: mappedAtCreation === true,
+        maps: 0,
         destroy: () => void live.delete(b),
         mapAsync: async () => {
+          b.maps++;
           if (options.failMap) throw new Error('map refused');
+          b.mapped = true;
         },
-        getMappedRange: (offset: number, length: number) => bytes.slice(offset, offset + length),
-        unmap: () => {},
-        fill: (v: number) => new Uint8Array(bytes).fill(v),
+        // The whole buffer's memory (the code under test views only the range it asked for).
+        getMappedRange: () => {
+          if (!b.mapped) throw new Error('not mapped');
+          return bytes;
+        },
+        unmap: () => {
+          b.mapped = false;
+        },
+        bytes: () => new Uint8Array(bytes),
       };
       live.add(b);
       return b;
@@ -78,7 +88,7 @@ describe('LandingPool', () => {
   it('copyOut writes the bytes; a failed map leaves the target untouched, drops the buffer and says DeviceError', async () => {
     const ok = new LandingPool(fakeHost().host);
     const l = (await ok.take(8))!;
-    (l.buffer as unknown as { fill(v: number): void }).fill(7);
+    (l.buffer as unknown as { bytes(): Uint8Array }).bytes().fill(7);
     const into = new Uint8Array(8);
     await l.copyOut(into);
     expect([...into]).toEqual([7, 7, 7, 7, 7, 7, 7, 7]);
@@ -91,5 +101,33 @@ describe('LandingPool', () => {
     expect([...target]).toEqual([3, 3, 3, 3, 3, 3, 3, 3]);
     expect(live.size).toBe(0);
     f.release();
+  });
+
+  it('write pools: copyIn fills the mapped buffer (a ragged tail padded with zeros) and unmaps it; release maps it again for the next call', async () => {
+    const { host } = fakeHost();
+    const pool = new LandingPool(host, 'write');
+    const l = (await pool.take(6))!;
+    type Fake = { mapped: boolean; maps: number; bytes(): Uint8Array };
+    const fake = l.buffer as unknown as Fake;
+    fake.bytes().fill(9);
+    await l.copyIn(new Uint8Array([1, 2, 3, 4, 5, 6]));
+    expect([...fake.bytes().subarray(0, 9)]).toEqual([1, 2, 3, 4, 5, 6, 0, 0, 9]);
+    expect(fake.mapped).toBe(false);
+    await expect(l.copyOut(new Uint8Array(4))).rejects.toThrow(/for writes/);
+    l.release();
+    expect(fake.maps).toBe(1);
+    const again = (await pool.take(6))!;
+    expect(again.buffer).toBe(l.buffer);
+    await again.copyIn(new Uint8Array([7, 7, 7, 7]));
+    expect([...fake.bytes().subarray(0, 4)]).toEqual([7, 7, 7, 7]);
+    again.release();
+    // Released without a copy: still mapped, nothing to map again.
+    const idle = (await pool.take(6))!;
+    idle.release();
+    expect(fake.maps).toBe(2);
+    const unused = (await pool.take(6))!;
+    await unused.copyIn(new Uint8Array(4));
+    unused.release();
+    expect(fake.maps).toBe(3);
   });
 });

@@ -3,7 +3,8 @@
  * on one device in one run:
  * - upload and readback GB/s through the staging ring (runtime/transfer.ts) for several ring
  *   shapes, beside one big reused MAP_WRITE / MAP_READ buffer of the same bytes;
- * - conv2d 16×2048² K=11 (`auto`) end to end, into a fresh array (read chunk by chunk, or gathered
+ * - conv2d 16×2048² K=11 (`auto`) end to end, its input staged through the ring or copied whole
+ *   into the upload landing buffer, into a fresh array (read chunk by chunk, or gathered
  *   in the landing buffer and copied once) and into a reused `out`, with
  *   its kernel time summed over its chunks, for several chunk targets (the whole problem in one
  *   chunk included), on the default ring.
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 import { median } from '@kernelkit/core';
 import { makeConv2dArgs, type Backend, type Conv2dArgs } from '@kernelkit/ops';
 import { createWebGpuBackend, type AdapterKind } from '@kernelkit/webgpu';
-import { BUF, GpuDevice, MAP_READ, openAdapter, setFreshOutputLanding, setPipelineChunkBytes } from '@kernelkit/webgpu/testing';
+import { BUF, GpuDevice, MAP_READ, openAdapter, setFreshOutputLanding, setPipelineChunkBytes, setUploadLanding } from '@kernelkit/webgpu/testing';
 import { Command, integer, machineInfo, oneOf, parseStudyArgs, writeTextFile } from '../common.js';
 
 const argv = parseStudyArgs<{ out: string; reps: number; small?: boolean; adapter: AdapterKind }>(
@@ -120,10 +121,14 @@ async function transfers(): Promise<{ rows: TransferRow[]; description: string }
 /** Into a fresh array read chunk by chunk (the default), into one gathered in the landing buffer first (runtime/landing.ts), into a reused `out`. */
 const MODES = ['fresh', 'fresh via landing', 'out'] as const;
 type Mode = (typeof MODES)[number];
+/** The host input staged chunk by chunk through the ring, or copied whole into the upload landing buffer first. */
+const INPUTS = ['ring', 'landing'] as const;
+type Input = (typeof INPUTS)[number];
 
 interface ConvRow {
   readonly chunkMiB: number;
   readonly chunks: number;
+  readonly input: Input;
   readonly mode: Mode;
   readonly endToEndMs: number;
   readonly kernelMs: number | undefined;
@@ -155,26 +160,29 @@ async function conv(): Promise<ConvRow[]> {
     const out = new Float32Array(n).fill(1);
     for (const target of SIZES.chunkTargets) {
       setPipelineChunkBytes(b, target);
-      for (const mode of MODES) {
-        setFreshOutputLanding(b, mode === 'fresh via landing');
-        const call = (timing: boolean) => b.conv2d(args, { variant: 'auto', timing, ...(mode === 'out' ? { out } : {}) });
-        const endToEndMs = await medianMs(() => call(false));
-        const timed: { kernelMs?: number | undefined; uploadMs?: number | undefined; readbackMs?: number | undefined }[] = [];
-        let last!: Float32Array;
-        for (let i = 0; i < argv.reps; i++) {
-          const r = await call(true);
-          timed.push(r.timing ?? {});
-          last = r.data;
+      for (const input of INPUTS) {
+        setUploadLanding(b, input === 'landing');
+        for (const mode of MODES) {
+          setFreshOutputLanding(b, mode === 'fresh via landing');
+          const call = (timing: boolean) => b.conv2d(args, { variant: 'auto', timing, ...(mode === 'out' ? { out } : {}) });
+          const endToEndMs = await medianMs(() => call(false));
+          const timed: { kernelMs?: number | undefined; uploadMs?: number | undefined; readbackMs?: number | undefined }[] = [];
+          let last!: Float32Array;
+          for (let i = 0; i < argv.reps; i++) {
+            const r = await call(true);
+            timed.push(r.timing ?? {});
+            last = r.data;
+          }
+          const med = (k: 'kernelMs' | 'uploadMs' | 'readbackMs') => {
+            const xs = timed.map((t) => t[k]).filter((v): v is number => v !== undefined);
+            return xs.length === 0 ? undefined : median(xs);
+          };
+          let diff = 0;
+          for (let i = 0; i < n; i++) diff = Math.max(diff, Math.abs(last[i]! - want[i]!));
+          const chunks = chunksOf(Math.min(target, binding));
+          rows.push({ chunkMiB: target / MiB, chunks, input, mode, endToEndMs, kernelMs: med('kernelMs'), uploadMs: med('uploadMs'), readbackMs: med('readbackMs'), maxAbsDiff: diff });
+          console.log(JSON.stringify(rows.at(-1)));
         }
-        const med = (k: 'kernelMs' | 'uploadMs' | 'readbackMs') => {
-          const xs = timed.map((t) => t[k]).filter((v): v is number => v !== undefined);
-          return xs.length === 0 ? undefined : median(xs);
-        };
-        let diff = 0;
-        for (let i = 0; i < n; i++) diff = Math.max(diff, Math.abs(last[i]! - want[i]!));
-        const chunks = chunksOf(Math.min(target, binding));
-        rows.push({ chunkMiB: target / MiB, chunks, mode, endToEndMs, kernelMs: med('kernelMs'), uploadMs: med('uploadMs'), readbackMs: med('readbackMs'), maxAbsDiff: diff });
-        console.log(JSON.stringify(rows.at(-1)));
       }
     }
   } finally {
@@ -196,11 +204,11 @@ const md = [
   '|---|---|---|',
   ...t.rows.map((r) => `| ${r.path} | ${r.uploadGBps.toFixed(2)} | ${r.readbackGBps.toFixed(2)} |`),
   '',
-  `conv2d ${c.batch}×${c.height}² K=${c.k}, \`auto\`, default ring, per chunk target: end to end the median of ${argv.reps} untimed calls after a warm-up; kernel (summed over the chunks), upload and readback the medians of ${argv.reps} timed calls. "fresh": into a new array, each chunk read back into it; "fresh via landing": the chunks gathered in the landing buffer, copied into a new array at the end; "out": into a reused \`out\` (through the landing buffer). Max abs diff: against the one-chunk output.`,
+  `conv2d ${c.batch}×${c.height}×${c.width} K=${c.k}, \`auto\`, default ring, per chunk target and input staging ("ring": each chunk's rows through the staging ring; "landing": the whole input copied into one mapped upload buffer, each chunk's rows copied from there on the GPU): end to end the median of ${argv.reps} untimed calls after a warm-up; kernel (summed over the chunks), upload and readback the medians of ${argv.reps} timed calls. "fresh": into a new array, each chunk read back into it; "fresh via landing": the chunks gathered in the landing buffer, copied into a new array at the end; "out": into a reused \`out\` (through the landing buffer). Max abs diff: against the one-chunk output.`,
   '',
-  '| chunk target MiB | chunks | output | end to end ms | kernel ms | upload ms | readback ms | max abs diff |',
-  '|---|---|---|---|---|---|---|---|',
-  ...convRows.map((r) => `| ${r.chunkMiB} | ${r.chunks} | ${r.mode} | ${f(r.endToEndMs)} | ${f(r.kernelMs, 3)} | ${f(r.uploadMs)} | ${f(r.readbackMs)} | ${r.maxAbsDiff} |`),
+  '| chunk target MiB | chunks | input | output | end to end ms | kernel ms | upload ms | readback ms | max abs diff |',
+  '|---|---|---|---|---|---|---|---|---|',
+  ...convRows.map((r) => `| ${r.chunkMiB} | ${r.chunks} | ${r.input} | ${r.mode} | ${f(r.endToEndMs)} | ${f(r.kernelMs, 3)} | ${f(r.uploadMs)} | ${f(r.readbackMs)} | ${r.maxAbsDiff} |`),
   '',
 ];
 await writeTextFile(join(argv.out, 'webgpu-staging.md'), md.join('\n'));

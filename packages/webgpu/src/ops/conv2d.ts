@@ -8,7 +8,7 @@ import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { BUF, gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
 import { callTimes, executeParts, MIN_WORK_PER_OUTPUT, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
-import { chunkBytesOf, encodeSinkCopy, hostOutput, PIPELINE_SETS, runChunked, sinkReads, type ChunkSink } from '../runtime/pipeline.js';
+import { chunkBytesOf, encodeSinkCopy, hostOutput, PIPELINE_SETS, runChunked, sinkReads, usesUploadLanding, type ChunkSink } from '../runtime/pipeline.js';
 import { COARSENED_CONFIG, conv2dBlock, conv2dCoalesced, conv2dNaive, conv2dTileBytes, conv2dTiled, TILED_CONFIG, type Conv2dTileConfig } from './conv2d.wgsl.js';
 
 type Plan = {
@@ -200,12 +200,20 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem | ResidentProblem<'co
   const bytes = (c: Conv2dChunk): number => c.n * (c.in1 - c.in0) * p.width * 4;
   const setBytes = Math.max(...chunks.map(bytes));
   const one = chunks.length === 1;
-  const resident = 'buffer' in src ? src.buffer : undefined;
-  // One chunk: the resident input is bound as it is, and a device output is the chunk's output.
-  const ownInput = !(one && resident !== undefined);
+  // A large host input goes into the upload landing buffer in one copy; the chunks then copy their rows from there, as from a resident input.
+  const inputBytes = p.batch * p.height * p.width * 4;
+  const staged = 'host' in src && usesUploadLanding(gpu, inputBytes, chunks.length) ? await gpu.uploadLanding(inputBytes) : undefined;
+  const resident = 'buffer' in src ? src.buffer : staged?.buffer;
+  // One chunk: a resident input is bound as it is (a landing buffer cannot be bound), and a device output is the chunk's output.
+  const ownInput = !(one && 'buffer' in src);
   const ownOutput = !(one && 'buffer' in sink && (sink.buffer.usage & BUF.STORAGE) !== 0);
-  const filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : await gpu.upload(p.filter, 0, signal);
+  let filter: GPUBuffer | undefined;
   try {
+    if (staged !== undefined && 'host' in src) {
+      throwIfAborted(signal);
+      await staged.copyIn(new Uint8Array(src.host.buffer, src.host.byteOffset, inputBytes));
+    }
+    filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : await gpu.upload(p.filter, 0, signal);
     const r = await runChunked<Conv2dSet>(
       gpu,
       {
@@ -225,7 +233,7 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem | ResidentProblem<'co
           const own = { offset: (c.r0 - c.in0) * p.width * 4, size: c.n * rows * p.width * 4, at: (c.b0 * p.height + c.r0) * p.width * 4 };
           return {
             upload: async (s, sig) => {
-              if ('host' in src) await gpu.write(s.input, 0, new Uint8Array(src.host.buffer, src.host.byteOffset + from, bytes(c)), sig);
+              if (resident === undefined && 'host' in src) await gpu.write(s.input, 0, new Uint8Array(src.host.buffer, src.host.byteOffset + from, bytes(c)), sig);
             },
             encodeBefore: (enc, s) => {
               if (resident !== undefined && ownInput) enc.copyBufferToBuffer(resident, from, s.input, 0, bytes(c));
@@ -236,7 +244,7 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem | ResidentProblem<'co
               bind: (part, temps) => {
                 const params = gpu.uniform(partParams(size, part));
                 temps.push(params);
-                return gpu.bind(pipeline, [s.input, filter, s.output, params]);
+                return gpu.bind(pipeline, [s.input, filter!, s.output, params]);
               },
             }),
             encodeAfter: (enc, s) => {
@@ -250,7 +258,8 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem | ResidentProblem<'co
     );
     return callTimes(gpu, r.kernelMs);
   } finally {
-    gpu.release(filter);
+    if (filter !== undefined) gpu.release(filter);
+    staged?.release();
   }
 }
 

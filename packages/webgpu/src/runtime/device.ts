@@ -394,9 +394,21 @@ export class GpuDevice {
     return { ...held, copyOut: (into) => this.clock.readbacks.during(() => held.copyOut(into)) };
   }
 
-  /** Bytes the current generation's landing buffer holds (testing: bounded by the largest recent call). */
+  /**
+   * The upload landing buffer (runtime/landing.ts), at least `bytes` large, for the call now
+   * running to put its whole host input in; undefined as `landing` is. Its copy-in counts as
+   * upload time.
+   */
+  async uploadLanding(bytes: number): Promise<Landing | undefined> {
+    if (bytes > this.limits.bufferSize) return undefined;
+    const held = await this.gen.staging.uploadLanding.take(bytes);
+    if (held === undefined) return undefined;
+    return { ...held, copyIn: (data) => this.clock.uploads.during(() => held.copyIn(data)) };
+  }
+
+  /** Bytes the current generation's landing buffers hold, reads and uploads (testing: bounded by the largest recent calls). */
   get landingBytes(): number {
-    return this.gen.retired ? 0 : this.gen.staging.landing.bytes;
+    return this.gen.retired ? 0 : this.gen.staging.landing.bytes + this.gen.staging.uploadLanding.bytes;
   }
 
   /** Staging buffers alive in the current generation (at most 2 × slices). */

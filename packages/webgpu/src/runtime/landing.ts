@@ -1,10 +1,15 @@
 /**
- * The landing buffer: one MAP_READ | COPY_DST buffer per device generation that a chunked call
- * with the caller's `out` copies every chunk's output into on the GPU, mapped and copied into
- * `out` only once every chunk's pass and copy succeeded. `out` is then written once, at
- * reused-memory speed, and never partly (no array of our own with fresh pages in between).
+ * Landing buffers: one whole-call staging buffer per direction and device generation.
  *
- * Bounded: it is as large as the largest of the last LANDING_RECENT_CALLS calls needed (a call
+ * Reads (MAP_READ | COPY_DST): a chunked call with the caller's `out` copies every chunk's output
+ * into it on the GPU; it is mapped and copied into `out` only once every chunk's pass and copy
+ * succeeded. `out` is then written once, at reused-memory speed, and never partly (no array of
+ * our own with fresh pages in between).
+ * Writes (MAP_WRITE | COPY_SRC, kept mapped between calls): a chunked call copies its whole host
+ * input into it in one piece, and each chunk copies its part from there on the GPU, as from a
+ * resident input: one host copy into one mapped buffer instead of a staging piece per slice.
+ *
+ * Bounded: each is as large as the largest of the last LANDING_RECENT_CALLS calls needed (a call
  * needing more replaces it; once no recent call needed its size it shrinks on the next take).
  * Counted by the ledger as runtime-owned, like the staging slices, and destroyed with the
  * generation (dispose, device loss).
@@ -20,25 +25,35 @@ export const LANDING_RECENT_CALLS = 8;
 /** Landing sizes are rounded up to whole pages. */
 const LANDING_GRAIN = 4096;
 
-/** One call's hold on the landing buffer. */
+/** One call's hold on a landing buffer. */
 export interface Landing {
   readonly buffer: GPUBuffer;
   /**
-   * Maps the first `into.byteLength` bytes (after everything submitted so far) and copies them
-   * into `into`; if the map fails `into` is not written at all.
+   * Read pools: maps the first `into.byteLength` bytes (after everything submitted so far) and
+   * copies them into `into`; if the map fails `into` is not written at all.
    */
   copyOut(into: Uint8Array): Promise<void>;
-  /** Gives the buffer back (after copyOut, or instead of it on a failure). */
+  /** Write pools: copies `data` to the start of the buffer (a ragged tail padded with zeros) and unmaps it for the GPU's copies. */
+  copyIn(data: Uint8Array): Promise<void>;
+  /** Gives the buffer back (after the copies, or instead of them on a failure); a write buffer is mapped again for the next call. */
   release(): void;
 }
 
+export type LandingDirection = 'read' | 'write';
+
 export class LandingPool {
   private buffer: GPUBuffer | undefined;
+  /** Write pools: the map that makes the buffer writable again (pending while the GPU copies from it). */
+  private mapping: Promise<void> | undefined;
+  private unmapped = false;
   private readonly recent: number[] = [];
   private held = false;
   private closed = false;
 
-  constructor(private readonly host: TransferHost) {}
+  constructor(
+    private readonly host: TransferHost,
+    private readonly direction: LandingDirection = 'read',
+  ) {}
 
   /** Bytes the pool holds now (testing: it never grows past the largest recent call). */
   get bytes(): number {
@@ -74,17 +89,41 @@ export class LandingPool {
     }
     const buffer = this.buffer;
     let released = false;
+    const assertLive = (): void => {
+      if (this.closed || buffer !== this.buffer) throw new DeviceError('the WebGPU device was destroyed while a transfer was pending');
+    };
     return {
       buffer,
+      copyIn: async (data) => {
+        if (this.direction !== 'write') throw new Error('copyIn: this landing buffer is for reads');
+        assertLive();
+        if (this.mapping !== undefined) {
+          try {
+            await this.mapping;
+          } catch (e) {
+            this.discard();
+            throw mapFailure(e);
+          }
+          this.mapping = undefined;
+          assertLive();
+        }
+        const size = Math.ceil(data.byteLength / 4) * 4;
+        const range = new Uint8Array(buffer.getMappedRange(0, size), 0, size);
+        range.set(data);
+        if (size > data.byteLength) range.fill(0, data.byteLength);
+        buffer.unmap();
+        this.unmapped = true;
+      },
       copyOut: async (into) => {
-        if (this.closed || buffer !== this.buffer) throw new DeviceError('the WebGPU device was destroyed while a readback was pending');
+        if (this.direction !== 'read') throw new Error('copyOut: this landing buffer is for writes');
+        assertLive();
         const size = Math.ceil(into.byteLength / 4) * 4;
         if (size === 0) return;
         try {
           await this.host.race(buffer.mapAsync(MAP_READ, 0, size));
         } catch (e) {
           this.discard();
-          throw e instanceof DeviceError ? e : new DeviceError(`the landing buffer could not be mapped (${(e as Error)?.message ?? String(e)})`, { cause: e });
+          throw mapFailure(e);
         }
         try {
           const touched = untilTouched(into.buffer, into.byteOffset, into.byteOffset + into.byteLength);
@@ -98,6 +137,13 @@ export class LandingPool {
         if (released) return;
         released = true;
         this.held = false;
+        if (this.unmapped && buffer === this.buffer && !this.closed) {
+          // Resolves once the GPU's copies from it have run; the next copyIn waits for it.
+          this.unmapped = false;
+          const mapping = this.host.race(buffer.mapAsync(BUF.MAP_WRITE, 0, buffer.size));
+          mapping.catch(() => {});
+          this.mapping = mapping;
+        }
       },
     };
   }
@@ -109,7 +155,7 @@ export class LandingPool {
     let buffer: GPUBuffer;
     ledger.owning = true;
     try {
-      buffer = device.createBuffer({ size, usage: BUF.MAP_READ | BUF.COPY_DST });
+      buffer = this.direction === 'read' ? device.createBuffer({ size, usage: BUF.MAP_READ | BUF.COPY_DST }) : device.createBuffer({ size, usage: BUF.MAP_WRITE | BUF.COPY_SRC, mappedAtCreation: true });
     } finally {
       ledger.owning = false;
     }
@@ -122,6 +168,8 @@ export class LandingPool {
   private discard(): void {
     this.buffer?.destroy();
     this.buffer = undefined;
+    this.mapping = undefined;
+    this.unmapped = false;
   }
 
   /** Destroys the buffer; later takes return undefined. */
@@ -129,4 +177,9 @@ export class LandingPool {
     this.closed = true;
     this.discard();
   }
+}
+
+/** A failed map: keep DeviceError (loss) as it is; anything else is the device refusing. */
+function mapFailure(e: unknown): DeviceError {
+  return e instanceof DeviceError ? e : new DeviceError(`a landing buffer could not be mapped (${(e as Error)?.message ?? String(e)})`, { cause: e });
 }

@@ -137,6 +137,30 @@ export function setFreshOutputLanding(gpu: GpuDevice, on: boolean): void {
   else freshLandingHooks.delete(gpu);
 }
 
+/**
+ * Whether a chunked op puts its whole host input into the upload landing buffer
+ * (runtime/landing.ts) in one copy, its chunks copying their parts from there on the GPU,
+ * rather than staging each chunk through the ring: the floor probe (apps/studies webgpu/e2e.js)
+ * moves one big mapped buffer faster than the ring; apps/studies webgpu/staging.js measures both.
+ */
+export const UPLOAD_LANDING = true;
+
+/** Inputs at least this large use the upload landing buffer even as one chunk (smaller ones take the ring: a piece or two). */
+export const UPLOAD_LANDING_MIN_BYTES = 16 << 20;
+
+/** Study hook (installed by `@kernelkit/webgpu/testing`): the upload landing on or off for one device, whatever UPLOAD_LANDING says. */
+const uploadLandingHooks = new WeakMap<GpuDevice, boolean>();
+
+export function setUploadLanding(gpu: GpuDevice, on: boolean | undefined): void {
+  if (on === undefined) uploadLandingHooks.delete(gpu);
+  else uploadLandingHooks.set(gpu, on);
+}
+
+/** Whether a call with `bytes` of host input in `chunks` chunks stages it through the upload landing buffer. */
+export function usesUploadLanding(gpu: GpuDevice, bytes: number, chunks: number): boolean {
+  return (uploadLandingHooks.get(gpu) ?? UPLOAD_LANDING) && (chunks > 1 || bytes >= UPLOAD_LANDING_MIN_BYTES);
+}
+
 /** Bytes one chunk aims at on `gpu`, never more than one storage binding. */
 export function chunkBytesOf(gpu: GpuDevice): number {
   return Math.min(gpu.limits.storageBinding, chunkBytesHooks.get(gpu) ?? PIPELINE_CHUNK_BYTES);

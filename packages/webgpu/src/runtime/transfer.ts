@@ -179,6 +179,8 @@ export class StagingPool {
   private readonly reads: Ring;
   /** Where a chunked call with the caller's `out` gathers its chunks (runtime/landing.ts). */
   readonly landing: LandingPool;
+  /** Where a chunked call puts its whole host input for its chunks to copy from (runtime/landing.ts). */
+  readonly uploadLanding: LandingPool;
   private closed = false;
 
   constructor(
@@ -187,7 +189,8 @@ export class StagingPool {
   ) {
     this.uploads = new Ring(host, BUF.MAP_WRITE | BUF.COPY_SRC, shape);
     this.reads = new Ring(host, BUF.MAP_READ | BUF.COPY_DST, shape);
-    this.landing = new LandingPool(host);
+    this.landing = new LandingPool(host, 'read');
+    this.uploadLanding = new LandingPool(host, 'write');
   }
 
   get shape(): StagingShape {
@@ -302,6 +305,7 @@ export class StagingPool {
     this.uploads.destroy();
     this.reads.destroy();
     this.landing.destroy();
+    this.uploadLanding.destroy();
   }
 }
 
