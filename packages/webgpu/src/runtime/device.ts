@@ -384,8 +384,7 @@ export class GpuDevice {
   /**
    * The landing buffer (runtime/landing.ts), at least `bytes` large, for the call now running:
    * undefined when it is larger than this device's largest buffer, the device has no memory
-   * for it, or it is already held. Its copy
-   * into host memory counts as readback time.
+   * for it, or it is already held. Its copy into host memory counts as readback time.
    */
   async landing(bytes: number): Promise<Landing | undefined> {
     if (bytes > this.limits.bufferSize) return undefined;

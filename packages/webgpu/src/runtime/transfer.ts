@@ -14,7 +14,8 @@
  * writing the next) share the ring without deadlock and the ring never grows.
  *
  * The slices are created lazily, counted by the ledger as runtime-owned, and destroyed with the
- * generation (dispose or device loss): a mapped slice is never left behind.
+ * generation (dispose or device loss): a mapped slice is never left behind. The pool also holds
+ * the two whole-call landing buffers (runtime/landing.ts), which go the same way.
  */
 import { AbortError, DeviceError } from '@kernelkit/core';
 import { untilTouched } from './fresh-output.js';
