@@ -8,7 +8,7 @@ import { AbortError, DeviceError } from '@kernelkit/core';
 import { verifyResult, type Backend } from '@kernelkit/ops';
 import { conv2dCase, convLayerCase, GRID_CASES, scanCase, stencilCase } from '@kernelkit/ops/testing';
 import { createWebGpuBackend, webgpuScanStream } from '../src/index.js';
-import { liveGpuBuffers, loseDevice, setOutputPrefault, setStagingShape, stagingBuffers, webgpuStats } from '../src/testing.js';
+import { landingBytes, liveGpuBuffers, loseDevice, setOutputPrefault, setPipelineChunkBytes, setStagingShape, stagingBuffers, webgpuStats } from '../src/testing.js';
 
 /** A software backend whose staging rings have `slices` slices of `sliceBytes`. */
 async function staged(slices: number, sliceBytes: number, options: Parameters<typeof createWebGpuBackend>[0] = {}): Promise<Backend> {
@@ -107,8 +107,10 @@ describe('large outputs faulted in by worker threads', () => {
 });
 
 describe('the staging pool does not grow', () => {
-  it('1000 calls of every transfer shape keep staging and live buffers at their level after the first round', async () => {
+  it('1000 calls of every transfer shape keep staging, landing and live buffers at their level after the first round', async () => {
     await using b = await staged(2, 32 << 10);
+    // conv2d in row bands of 16 KiB: its input goes through the upload landing buffer, its chunks into out through the read one.
+    setPipelineChunkBytes(b, 16 << 10);
     const calls: (() => Promise<string | undefined>)[] = [
       async () => { const a = scanCase('u32', 30_000, 1); return verifyResult('scan', a, (await b.scan(a, { variant: 'decoupled' })).data); },
       async () => { const a = conv2dCase([1, 90, 100, 3], 2); return verifyResult('conv2d', a, (await b.conv2d(a, { variant: 'coalesced', out: new Float32Array(9000) })).data); },
@@ -117,13 +119,17 @@ describe('the staging pool does not grow', () => {
     ];
     const live: number[] = [];
     const staging: number[] = [];
+    const landing: number[] = [];
     for (let i = 0; i < 1000; i++) {
       const msg = await calls[i % calls.length]!();
       if (msg !== undefined) expect(msg, `call ${i}`).toBeUndefined();
       live.push(liveGpuBuffers(b));
       staging.push(stagingBuffers(b));
+      landing.push(landingBytes(b));
     }
     expect(Math.max(...staging)).toBeLessThanOrEqual(4);
+    // One conv2d shape: each landing buffer is the page-rounded size of its input or output, 36 000 bytes.
+    expect(Math.max(...landing)).toBe(2 * 36_864);
     const settled = live[2 * calls.length - 1]!;
     expect(Math.max(...live.slice(2 * calls.length)), 'live buffers after the first two rounds').toBeLessThanOrEqual(settled);
     expect(outstanding(b)).toBe(0);
