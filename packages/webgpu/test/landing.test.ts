@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DeviceError } from '@kernelkit/core';
-import { LANDING_RECENT_CALLS, LandingPool } from '../src/runtime/landing.js';
+import { AbortError, DeviceError } from '@kernelkit/core';
+import { COPY_IN_PIECE_BYTES, LANDING_RECENT_CALLS, LandingPool } from '../src/runtime/landing.js';
 import { BufferLedger } from '../src/runtime/ledger.js';
 
 /**
@@ -129,5 +129,23 @@ describe('LandingPool', () => {
     await unused.copyIn(new Uint8Array(4));
     unused.release();
     expect(fake.maps).toBe(3);
+  });
+
+  it('write pools: an abort between pieces of a large copy rejects with AbortError and leaves the buffer to be mapped afresh', async () => {
+    const { host } = fakeHost();
+    const pool = new LandingPool(host, 'write');
+    const bytes = 2 * COPY_IN_PIECE_BYTES + 8;
+    const l = (await pool.take(bytes))!;
+    const fake = l.buffer as unknown as { mapped: boolean; maps: number };
+    const ac = new AbortController();
+    const copy = l.copyIn(new Uint8Array(bytes), ac.signal);
+    ac.abort(new Error('stop'));
+    await expect(copy).rejects.toBeInstanceOf(AbortError);
+    expect(fake.mapped).toBe(false);
+    l.release();
+    expect(fake.maps).toBe(1);
+    const next = (await pool.take(bytes))!;
+    await next.copyIn(new Uint8Array(bytes));
+    next.release();
   });
 });

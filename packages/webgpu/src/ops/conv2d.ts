@@ -211,7 +211,7 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem | ResidentProblem<'co
   try {
     if (staged !== undefined && 'host' in src) {
       throwIfAborted(signal);
-      await staged.copyIn(new Uint8Array(src.host.buffer, src.host.byteOffset, inputBytes));
+      await staged.copyIn(new Uint8Array(src.host.buffer, src.host.byteOffset, inputBytes), signal);
     }
     filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : await gpu.upload(p.filter, 0, signal);
     const r = await runChunked<Conv2dSet>(

@@ -402,7 +402,7 @@ export class GpuDevice {
     if (bytes > this.limits.bufferSize) return undefined;
     const held = await this.gen.staging.uploadLanding.take(bytes);
     if (held === undefined) return undefined;
-    return { ...held, copyIn: (data) => this.clock.uploads.during(() => held.copyIn(data)) };
+    return { ...held, copyIn: (data, signal) => this.clock.uploads.during(() => held.copyIn(data, signal)) };
   }
 
   /** Bytes the current generation's landing buffers hold, reads and uploads (testing: bounded by the largest recent calls). */

@@ -14,13 +14,16 @@
  * Counted by the ledger as runtime-owned, like the staging slices, and destroyed with the
  * generation (dispose, device loss).
  */
-import { DeviceError } from '@kernelkit/core';
+import { AbortError, DeviceError } from '@kernelkit/core';
 import { untilTouched } from './fresh-output.js';
 import type { TransferHost } from './transfer.js';
 import { BUF, MAP_READ } from './usage.js';
 
 /** How many recent calls the landing buffer's size follows. */
 export const LANDING_RECENT_CALLS = 8;
+
+/** A large input is copied in pieces of this size, yielding between them so that an abort is seen within a few ms. */
+export const COPY_IN_PIECE_BYTES = 32 << 20;
 
 /** Landing sizes are rounded up to whole pages. */
 const LANDING_GRAIN = 4096;
@@ -33,8 +36,11 @@ export interface Landing {
    * copies them into `into`; if the map fails `into` is not written at all.
    */
   copyOut(into: Uint8Array): Promise<void>;
-  /** Write pools: copies `data` to the start of the buffer (a ragged tail padded with zeros) and unmaps it for the GPU's copies. */
-  copyIn(data: Uint8Array): Promise<void>;
+  /**
+   * Write pools: copies `data` to the start of the buffer (a ragged tail padded with zeros) and
+   * unmaps it for the GPU's copies; in pieces of COPY_IN_PIECE_BYTES with an abort check between.
+   */
+  copyIn(data: Uint8Array, signal?: AbortSignal): Promise<void>;
   /** Gives the buffer back (after the copies, or instead of them on a failure); a write buffer is mapped again for the next call. */
   release(): void;
 }
@@ -94,7 +100,7 @@ export class LandingPool {
     };
     return {
       buffer,
-      copyIn: async (data) => {
+      copyIn: async (data, signal) => {
         if (this.direction !== 'write') throw new Error('copyIn: this landing buffer is for reads');
         assertLive();
         if (this.mapping !== undefined) {
@@ -109,7 +115,19 @@ export class LandingPool {
         }
         const size = Math.ceil(data.byteLength / 4) * 4;
         const range = new Uint8Array(buffer.getMappedRange(0, size), 0, size);
-        range.set(data);
+        for (let o = 0; o < data.byteLength; o += COPY_IN_PIECE_BYTES) {
+          if (o > 0) {
+            await new Promise((r) => setImmediate(r));
+            assertLive();
+            if (signal?.aborted) {
+              // Unmapped now, so release maps it afresh: a mapping hands out each range only once.
+              buffer.unmap();
+              this.unmapped = true;
+              throw new AbortError(signal.reason);
+            }
+          }
+          range.set(data.subarray(o, o + COPY_IN_PIECE_BYTES), o);
+        }
         if (size > data.byteLength) range.fill(0, data.byteLength);
         buffer.unmap();
         this.unmapped = true;
