@@ -42,7 +42,7 @@ export interface CreateKernelsOptions extends ResolveOptions {
   /**
    * 'auto' only. Default true: after the predicted pick, each other backend and variant predicted
    * within `factor` (default 4) of the best measured time for the call's op, size band, dtype and
-   * data location gets one timed trial (after an untimed warm-up call) when predicted under
+   * data location gets one timed trial (after an untimed warm-up call of that key) when predicted under
    * `trialMaxMs` (default 2000); later calls go to the fastest measured, which the cache keeps.
    * false: every call goes where predicted.
    */

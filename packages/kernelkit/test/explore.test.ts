@@ -94,9 +94,9 @@ describe('measured choice (exploration)', () => {
     const routes = await calls(k, 3);
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual(['warm-up cpu', 'trial cpu', 'measured cpu']);
     expect(runs.some((r) => r.startsWith('piscina'))).toBe(false);
-    // Another size band is another key; cpu is warm for scan now, so its first call there is a trial.
+    // Another size band is another key, with its own warm-up: a first call at a new size allocates.
     const big = await k.scan(makeScanArgs({ n: 100_000, dtype: 'u32' }));
-    expect(big.route).toMatchObject({ choice: 'trial', backend: 'cpu' });
+    expect(big.route).toMatchObject({ choice: 'warm-up', backend: 'cpu' });
     expect(big.route.key).not.toBe(routes[2]!.key);
     await k.dispose();
   });
@@ -219,11 +219,11 @@ describe('measured choice (exploration)', () => {
     runs.length = 0;
     const resident = [];
     for (let i = 0; i < 3; i++) resident.push((await k.stencil3d({ ...args, input: onCpu })).route);
-    // Its own key: the host key's piscina does not apply. Staying on cpu (warm for stencil3d, so a
-    // trial at once) measures 40 ms; piscina, predicted 1044 ms with the move, is beyond 4× that.
+    // Its own key: the host key's piscina does not apply. Staying on cpu measures 40 ms; piscina,
+    // predicted 1044 ms with the move, is beyond 4× that.
     expect(resident[0]!.key).not.toBe(host[0]!.key);
-    expect(resident.map((r) => `${r.choice} ${r.backend}`)).toEqual(['trial cpu', 'measured cpu', 'measured cpu']);
-    expect(resident[1]!.runnerUp).toBeUndefined();
+    expect(resident.map((r) => `${r.choice} ${r.backend}`)).toEqual(['warm-up cpu', 'trial cpu', 'measured cpu']);
+    expect(resident[2]!.runnerUp).toBeUndefined();
     expect(runs.every((r) => r.startsWith('cpu/'))).toBe(true);
     onCpu.dispose();
     await own.dispose();

@@ -54,7 +54,7 @@ export function routingKey(shape: CallShape, pinned: string | undefined): string
 export const scaledMs = (t: Trial, work: number): number => (t.work > 0 ? (t.ms * work) / t.work : t.ms);
 
 export type Decision =
-  /** Run `pick` to measure it (its first call of the op in this process is a warm-up, not a trial). */
+  /** Run `pick` to measure it (its first call of the key in this process is a warm-up, not a trial). */
   | { readonly kind: 'explore'; readonly pick: Pick }
   | { readonly kind: 'settled'; readonly pick: Pick; readonly choice: MeasuredChoice }
   | { readonly kind: 'predicted'; readonly pick: Pick };

@@ -19,7 +19,7 @@ import { decide, pickName, routingKey, type ExploreSettings, type MeasuredChoice
 /**
  * How the call's backend was chosen. 'fixed': the one backend of route: 'fixed'. 'default': no
  * prediction covers the op. 'predicted': lowest predicted time (exploration off). 'warm-up': a
- * candidate's first call of the op in this process, before its trial. 'trial': a timed call
+ * candidate's first call of the routing key in this process, before its trial. 'trial': a timed call
  * of a candidate while its routing key explores. 'measured': the fastest candidate measured.
  */
 export type RouteChoice = 'fixed' | 'default' | 'predicted' | 'warm-up' | 'trial' | 'measured';
@@ -113,7 +113,11 @@ export class Router {
   private disposedFlag = false;
   /** Backends that failed to start in a calibration child. */
   private readonly unstartable = new Set<BackendName>();
-  /** `backend/variant op` of every candidate that has run the op here: its next call is not a warm-up. */
+  /**
+   * `backend/variant routing key` of every candidate that has run a call of that key here: its
+   * next one is not a warm-up. Per key, not per op: a first call at a new size still grows memory
+   * and allocates buffers, which its trial must not count.
+   */
   private readonly warm = new Set<string>();
   /** Trials per routing key while it explores, by `backend/variant`. */
   private readonly trials = new Map<string, Map<string, Trial>>();
@@ -326,8 +330,6 @@ export class Router {
       // An op that got no sample is stored empty: measured, and not a candidate for it.
       const ops = { ...(prev?.ops ?? {}) };
       for (const op of o.ops) ops[op] = r.ops[op] ?? {};
-      // Measured here: those variants' next calls are not warm-ups.
-      for (const [op, byVariant] of Object.entries(r.ops)) for (const v of Object.keys(byVariant ?? {})) this.warm.add(`${t.name}/${v} ${op}`);
       const cost: BackendCost = {
         key: t.key,
         description: t.backend.info.description,
@@ -439,7 +441,7 @@ export class Router {
     let trials = this.trials.get(key);
     if (trials === undefined) this.trials.set(key, (trials = new Map()));
     const d = decide(ranked, trials, shape.work, explore)!;
-    if (d.kind === 'explore') return { pick: d.pick, choice: this.warm.has(`${pickName(d.pick)} ${shape.op}`) ? 'trial' : 'warm-up' };
+    if (d.kind === 'explore') return { pick: d.pick, choice: this.warm.has(`${pickName(d.pick)} ${key}`) ? 'trial' : 'warm-up' };
     if (d.kind === 'predicted') return { pick: d.pick, choice: 'predicted' };
     const choice = { ...d.choice, cached: false };
     this.settled.set(key, choice);
@@ -477,7 +479,7 @@ export class Router {
       const r = await call.call(b, problem, pick.variant === undefined ? opts : { ...opts, variant: pick.variant });
       const ms = performance.now() - t0;
       const route = chosen === undefined ? this.defaultRoute(op, pinned, pick.name, r.variant) : this.routeInfo(shape, key, ranked, chosen, ms);
-      this.warm.add(`${pick.name}/${pick.variant} ${op}`);
+      this.warm.add(`${pick.name}/${pick.variant} ${key}`);
       const notes = [formatRoute(route), ...(calibrationNote !== undefined && !this.noted.has(op) ? [calibrationNote] : []), ...(r.notes ?? [])];
       this.noted.add(op);
       return { ...r, notes, route };
@@ -515,7 +517,7 @@ export class Router {
     return {
       ...base, ...runnerUp, settled: false, trials: msOf(tried),
       ...(choice === 'trial' ? { measuredMs: ms } : {}),
-      reason: choice === 'trial' ? 'a trial: candidates predicted near the best are each timed once' : "a warm-up: the candidate's first call of this op here, not timed as its trial",
+      reason: choice === 'trial' ? 'a trial: candidates predicted near the best are each timed once' : "a warm-up: the candidate's first call of this key here, not timed as its trial",
     };
   }
 
