@@ -191,6 +191,34 @@ describe('conv2d with a DeviceArray input', () => {
     expect(outstanding()).toBe(0);
   });
 
+  it('bound at each chunk\'s offset where the offsets are aligned: input bands with halo rows, whole-image output chunks', async () => {
+    // 64-wide rows are 256 bytes: every band and image starts at an aligned offset.
+    expect(256 % gpuDeviceOf(b).device.limits.minStorageBufferOffsetAlignment).toBe(0);
+    for (const [shape, bytes] of [
+      [[5, 32, 64, 3], 2 * 32 * 64 * 4 + 100],
+      [[3, 40, 64, 5], 13 * 64 * 4],
+      [[2, 30, 64, 7], 11 * 64 * 4],
+    ] as const) {
+      const args = conv2dCase([...shape], 260 + shape[3]);
+      expect(conv2dChunks(validateConv2d(args), bytes).length).toBeGreaterThan(2);
+      const handle = await onDevice(args.input as Float32Array);
+      try {
+        const host = (await chunked(bytes, () => b.conv2d(args, { variant: 'coalesced' }))).data;
+        const dev = await chunked(bytes, () => b.conv2d({ ...args, input: handle }, { variant: 'coalesced', output: 'device' }));
+        const read = await dev.data.read();
+        dev.data.dispose();
+        expect(read, `${shape.join('×')}, ${bytes} bytes per chunk`).toEqual(host);
+        const out = new Float32Array(lengthOf(args)).fill(-1);
+        await chunked(bytes, () => b.conv2d({ ...args, input: handle }, { variant: 'tiled', out }));
+        expect(verifyResult('conv2d', args, out)).toBeUndefined();
+      } finally {
+        handle.dispose();
+      }
+    }
+    await b.conv2d(conv2dCase([1, 4, 4, 1], 1));
+    expect(outstanding()).toBe(0);
+  });
+
   it('auto sweeps on a slice of the resident input and gives the host-input result', async () => {
     const args = conv2dCase([1, 256, 256, 3], 240);
     const handle = await onDevice(args.input as Float32Array);

@@ -1,7 +1,7 @@
 import { LimitExceededError, throwIfAborted, UnsupportedError } from '@kernelkit/core';
 import { conv2dOutputLength, conv2dPixels, isDeviceArray, type Conv2dProblem, type DeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem } from '@kernelkit/ops';
 import { copyBuffer, gpuDeviceArray, residentBuffer } from '../runtime/device-array.js';
-import type { GpuDevice } from '../runtime/device.js';
+import type { Binding, GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
 import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
@@ -181,32 +181,42 @@ export function conv2dChunks(p: Pick<Conv2dProblem, 'batch' | 'height' | 'width'
   return chunks;
 }
 
+/** A chunk's own input and output buffers; undefined where the chunk binds the call's storage buffer at its offset instead. */
 interface Conv2dSet {
-  readonly input: GPUBuffer;
-  readonly output: GPUBuffer;
+  readonly input: GPUBuffer | undefined;
+  readonly output: GPUBuffer | undefined;
 }
+
+/** Byte offsets of a chunk's input rows (halo rows included) in the call's input, and of its own output rows in the call's output. */
+const inputOffset = (p: Pick<Conv2dProblem, 'height' | 'width'>, c: Conv2dChunk): number => (c.b0 * p.height + c.in0) * p.width * 4;
+const outputOffset = (p: Pick<Conv2dProblem, 'height' | 'width'>, c: Conv2dChunk): number => (c.b0 * p.height + c.r0) * p.width * 4;
 
 /** Where a call's input is: the caller's host array or a GPU buffer (a resident DeviceArray; a getter, read inside the call). */
 type Source = { readonly host: Float32Array } | { readonly buffer: GPUBuffer };
 
 /**
  * The call's chunks through the runtime pipeline, from `src` into `sink`. A resident input is
- * copied band by band (halo rows included) into each chunk's input buffer on the GPU, or bound
- * as it is when the call is one chunk; a device output of one chunk is the chunk's own output.
+ * bound band by band (halo rows included) at its offset, or copied into each chunk's input
+ * buffer on the GPU where an offset is not aligned; a device output likewise.
  */
 async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem | ResidentProblem<'conv2d'>, src: Source, sink: ChunkSink, timing: boolean, plan: Plan, signal: AbortSignal | undefined): Promise<CallTimes> {
   const pipeline = gpu.pipeline(plan.program);
   const chunks = conv2dChunks(p, chunkBytesOf(gpu));
   const bytes = (c: Conv2dChunk): number => c.n * (c.in1 - c.in0) * p.width * 4;
   const setBytes = Math.max(...chunks.map(bytes));
-  const one = chunks.length === 1;
   // A large host input goes into the upload landing buffer in one copy; the chunks then copy their rows from there, as from a resident input.
   const inputBytes = p.batch * p.height * p.width * 4;
   const staged = 'host' in src && usesUploadLanding(gpu, inputBytes, chunks.length) ? await gpu.uploadLanding(inputBytes) : undefined;
   const resident = 'buffer' in src ? src.buffer : staged?.buffer;
-  // One chunk: a resident input is bound as it is (a landing buffer cannot be bound), and a device output is the chunk's output.
-  const ownInput = !(one && 'buffer' in src);
-  const ownOutput = !(one && 'buffer' in sink && (sink.buffer.usage & BUF.STORAGE) !== 0);
+  // Storage buffers (a resident input, a device output) are bound at each chunk's offset instead
+  // of copied, where every offset meets the binding alignment: any input band (halo rows are
+  // only read), but only whole-image output chunks (a band's halo rows would overwrite its
+  // neighbours' rows). A landing buffer cannot be bound: its chunks are copied.
+  const align = gpu.device.limits.minStorageBufferOffsetAlignment;
+  const aligned = (offset: number): boolean => offset % align === 0;
+  const bindInput = 'buffer' in src && chunks.every((c) => aligned(inputOffset(p, c)));
+  const deviceOut = 'buffer' in sink && (sink.buffer.usage & BUF.STORAGE) !== 0 ? sink.buffer : undefined;
+  const bindOutput = deviceOut !== undefined && chunks.every((c) => c.r0 === 0 && c.r1 === p.height && aligned(outputOffset(p, c)));
   let filter: GPUBuffer | undefined;
   try {
     if (staged !== undefined && 'host' in src) {
@@ -219,24 +229,26 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem | ResidentProblem<'co
       {
         chunks: chunks.length,
         sets: PIPELINE_SETS,
-        createSet: () => ({ input: ownInput ? gpu.storage(setBytes) : resident!, output: ownOutput ? gpu.storage(setBytes) : (sink as { buffer: GPUBuffer }).buffer }),
+        createSet: () => ({ input: bindInput ? undefined : gpu.storage(setBytes), output: bindOutput ? undefined : gpu.storage(setBytes) }),
         releaseSet: (s) => {
-          if (ownInput) gpu.release(s.input);
-          if (ownOutput) gpu.release(s.output);
+          if (s.input !== undefined) gpu.release(s.input);
+          if (s.output !== undefined) gpu.release(s.output);
         },
         chunk: (i) => {
           const c = chunks[i]!;
           const size = { width: p.width, height: c.in1 - c.in0 };
           const rows = c.r1 - c.r0;
-          const from = (c.b0 * p.height + c.in0) * p.width * 4;
+          const from = inputOffset(p, c);
           // Only the band's own rows: the halo rows' outputs lack neighbours outside the band.
-          const own = { offset: (c.r0 - c.in0) * p.width * 4, size: c.n * rows * p.width * 4, at: (c.b0 * p.height + c.r0) * p.width * 4 };
+          const own = { offset: (c.r0 - c.in0) * p.width * 4, size: c.n * rows * p.width * 4, at: outputOffset(p, c) };
+          const input = (s: Conv2dSet): Binding => s.input ?? { buffer: resident!, offset: from, size: bytes(c) };
+          const output = (s: Conv2dSet): Binding => s.output ?? { buffer: deviceOut!, offset: own.at, size: own.size };
           return {
             upload: async (s, sig) => {
-              if (resident === undefined && 'host' in src) await gpu.write(s.input, 0, new Uint8Array(src.host.buffer, src.host.byteOffset + from, bytes(c)), sig);
+              if (resident === undefined && 'host' in src) await gpu.write(s.input!, 0, new Uint8Array(src.host.buffer, src.host.byteOffset + from, bytes(c)), sig);
             },
             encodeBefore: (enc, s) => {
-              if (resident !== undefined && ownInput) enc.copyBufferToBuffer(resident, from, s.input, 0, bytes(c));
+              if (resident !== undefined && s.input !== undefined) enc.copyBufferToBuffer(resident, from, s.input, 0, bytes(c));
             },
             work: (s) => ({
               pipeline,
@@ -244,13 +256,13 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem | ResidentProblem<'co
               bind: (part, temps) => {
                 const params = gpu.uniform(partParams(size, part));
                 temps.push(params);
-                return gpu.bind(pipeline, [s.input, filter!, s.output, params]);
+                return gpu.bind(pipeline, [input(s), filter!, output(s), params]);
               },
             }),
             encodeAfter: (enc, s) => {
-              if (ownOutput) encodeSinkCopy(enc, sink, s.output, own.offset, own.size, own.at);
+              if (s.output !== undefined) encodeSinkCopy(enc, sink, s.output, own.offset, own.size, own.at);
             },
-            reads: (s) => sinkReads(sink, s.output, own.offset, own.size, own.at),
+            reads: (s) => (s.output === undefined ? [] : sinkReads(sink, s.output, own.offset, own.size, own.at)),
           };
         },
       },
