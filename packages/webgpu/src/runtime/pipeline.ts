@@ -9,7 +9,9 @@
  * is read back: the host copies into the upload staging ring while the GPU copies the finished
  * chunk out, instead of each direction idling while the other works. Device memory stays
  * bounded by `sets` chunks whatever the call's size. Each chunk's readback is gated on its own
- * passes having been accepted, so a refused pass never reaches the caller's memory.
+ * passes having been accepted, so a refused pass never reaches the caller's memory. (conv2d
+ * instead copies a large host input whole into the device's upload landing buffer first and
+ * each chunk copies its rows from there on the GPU: UPLOAD_LANDING below.)
  *
  * A call of one chunk reads straight into the caller's `out`. A call of several with `out`
  * copies each chunk's output on the GPU into the device's landing buffer (runtime/landing.ts)
