@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Run on the GPU host after `. .gpu-host/on-host.sh`:  bash benchmarks/scripts/h100-2026-11-24-s2.sh PART
+#   transfer: the staging study (ring shapes, landing buffers, conv2d chunk sizes), PyTorch end to
+#             end, the WebGPU end-to-end study with its floor probe, steady-state kernel times
+#   conv:     the seed conv2d and convLayer rows: cpu, Piscina, WebGPU, onnxruntime (1 and 16
+#             threads) and the router, with the bench's memory floor and compute ceiling
+#   rest:     the seed stencil3d, scan and grid search rows of cpu, Piscina, WebGPU and the router
+set -u
+part=${1:?part transfer|conv|rest}
+bench() { # $1 = name, $2 = seconds, then bench arguments
+  local n=$1 secs=$2; shift 2
+  timeout "$secs" node apps/bench/dist/cli.js --workload seed --no-progress "$@" \
+    --json "$OUT/bench-$n.json" --md "$OUT/bench-$n.md" > "$OUT/bench-$n.out" 2> "$OUT/bench-$n.log"
+  echo "bench $n rc=$?"; grep -v '^Warning\|^    at \|^$' "$OUT/bench-$n.log" | tail -c 3000
+}
+case $part in
+  transfer)
+    timeout 170 node apps/studies/dist/webgpu/staging.js --out "$OUT/staging" --reps 5 > "$OUT/staging.log" 2>&1; echo "staging rc=$?"; grep -v Warning "$OUT/staging.log" | tail -5; cat "$OUT"/staging/*.md | head -80
+    timeout 150 python3 benchmarks/scripts/pytorch-e2e.py --out "$OUT/torch.json" > "$OUT/torch.log" 2>&1; echo "torch rc=$?"; tail -3 "$OUT/torch.log"
+    timeout 200 node apps/studies/dist/webgpu/e2e.js --out "$OUT/e2e" --torch "$OUT/torch.json" > "$OUT/e2e.log" 2>&1; echo "e2e rc=$?"; grep -v Warning "$OUT/e2e.log" | tail -5; sed -n '/^| workload/,/^$/p' "$OUT/e2e/webgpu-e2e.md"
+    timeout 60 node apps/studies/dist/webgpu/steady.js --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -25 ;;
+  conv)
+    bench conv 560 --op conv2d,convLayer --backend cpu,piscina,webgpu,onnxruntime,kernelkit --variant wasm-simd,auto,gemm,1t,16t,routed ;;
+  rest)
+    bench rest 560 --op stencil3d,scan,gridSearch --backend cpu,piscina,webgpu,kernelkit --variant wasm-simd,sequential,two-pass,pruned,streamed,decoupled-subgroups,decoupled,routed ;;
+  *) echo "unknown part $part" >&2; exit 2 ;;
+esac
