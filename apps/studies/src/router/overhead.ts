@@ -83,8 +83,9 @@ function runNode(args: readonly string[]): Promise<string> {
 
 async function openKernels(how: Calibration, cache: string): Promise<{ kernels: Kernels; ms: number }> {
   const t0 = performance.now();
-  if (how === 'default') return { kernels: await createKernels({ route: 'auto' }), ms: 0 };
-  const kernels = await createKernels({ route: 'auto', calibrationCache: cache, calibrateIn: how === 'child' ? 'child' : 'process' });
+  // Prediction only: the routed calls must all go where the first one went, which exploring calls do not.
+  if (how === 'default') return { kernels: await createKernels({ route: 'auto', explore: false }), ms: 0 };
+  const kernels = await createKernels({ route: 'auto', explore: false, calibrationCache: cache, calibrateIn: how === 'child' ? 'child' : 'process' });
   await kernels.calibrate();
   return { kernels, ms: performance.now() - t0 };
 }
