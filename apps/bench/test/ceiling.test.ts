@@ -4,6 +4,9 @@ import { formatMarkdown } from '../src/output/markdown.js';
 import { formatTable } from '../src/output/table.js';
 import type { BenchReport } from '../src/types.js';
 
+/** The parts of the WebAssembly API the test uses (the project's TypeScript libs do not declare it). */
+const WebAssembly = (globalThis as unknown as { WebAssembly: { validate(b: Uint8Array): boolean; Module: new (b: Uint8Array) => object; Instance: new (m: object, i: object) => { exports: unknown } } }).WebAssembly;
+
 const CEILING: ComputeCeiling = { threads: 2, samples: 5, iterations: 1000, oneThreadMs: 40, allThreadsMs: 41.45, speedup: (2 * 40) / 41.45 };
 
 describe('compute ceiling', () => {

@@ -8,7 +8,7 @@ import { AbortError, DeviceError } from '@kernelkit/core';
 import { verifyResult, type Backend } from '@kernelkit/ops';
 import { conv2dCase, convLayerCase, GRID_CASES, scanCase, stencilCase } from '@kernelkit/ops/testing';
 import { createWebGpuBackend, webgpuScanStream } from '../src/index.js';
-import { landingBytes, liveGpuBuffers, loseDevice, setOutputPrefault, setPipelineChunkBytes, setStagingShape, stagingBuffers, webgpuStats } from '../src/testing.js';
+import { landingBytes, liveGpuBuffers, loseDevice, setOutputPrefault, setPipelineChunkBytes, setStagingShape, setUploadLanding, stagingBuffers, webgpuStats } from '../src/testing.js';
 
 /** A software backend whose staging rings have `slices` slices of `sliceBytes`. */
 async function staged(slices: number, sliceBytes: number, options: Parameters<typeof createWebGpuBackend>[0] = {}): Promise<Backend> {
@@ -111,6 +111,7 @@ describe('the staging pool does not grow', () => {
     await using b = await staged(2, 32 << 10);
     // conv2d in row bands of 16 KiB: its input goes through the upload landing buffer, its chunks into out through the read one.
     setPipelineChunkBytes(b, 16 << 10);
+    setUploadLanding(b, true);
     const calls: (() => Promise<string | undefined>)[] = [
       async () => { const a = scanCase('u32', 30_000, 1); return verifyResult('scan', a, (await b.scan(a, { variant: 'decoupled' })).data); },
       async () => { const a = conv2dCase([1, 90, 100, 3], 2); return verifyResult('conv2d', a, (await b.conv2d(a, { variant: 'coalesced', out: new Float32Array(9000) })).data); },

@@ -8,7 +8,7 @@ import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { BUF, gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
 import { callTimes, executeParts, MIN_WORK_PER_OUTPUT, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
-import { chunkBytesOf, encodeSinkCopy, hostOutput, PIPELINE_SETS, runChunked, sinkReads, usesUploadLanding, type ChunkSink } from '../runtime/pipeline.js';
+import { chunkBytesOf, CONV2D_CHUNK_BYTES, encodeSinkCopy, hostOutput, PIPELINE_SETS, runChunked, sinkReads, usesUploadLanding, type ChunkSink } from '../runtime/pipeline.js';
 import { COARSENED_CONFIG, conv2dBlock, conv2dCoalesced, conv2dNaive, conv2dTileBytes, conv2dTiled, TILED_CONFIG, type Conv2dTileConfig } from './conv2d.wgsl.js';
 
 type Plan = {
@@ -201,7 +201,7 @@ type Source = { readonly host: Float32Array } | { readonly buffer: GPUBuffer };
  */
 async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem | ResidentProblem<'conv2d'>, src: Source, sink: ChunkSink, timing: boolean, plan: Plan, signal: AbortSignal | undefined): Promise<CallTimes> {
   const pipeline = gpu.pipeline(plan.program);
-  const chunks = conv2dChunks(p, chunkBytesOf(gpu));
+  const chunks = conv2dChunks(p, chunkBytesOf(gpu, CONV2D_CHUNK_BYTES));
   const bytes = (c: Conv2dChunk): number => c.n * (c.in1 - c.in0) * p.width * 4;
   const setBytes = Math.max(...chunks.map(bytes));
   // A large host input goes into the upload landing buffer in one copy; the chunks then copy their rows from there, as from a resident input.
@@ -304,7 +304,7 @@ async function runConv2d(gpu: GpuDevice, p: ResidentProblem<'conv2d'>, ctx: OpCo
     });
     return { data: gpuDeviceArray(gpu, ctx.deviceArray, buffer, length), ...times, notes: notes.length === 0 ? undefined : notes };
   }
-  const r = await hostOutput(gpu, ctx.out, length, () => conv2dChunks(p, chunkBytesOf(gpu)).length === 1, ctx.signal, (sink) => conv2dBody(gpu, p, src, sink, ctx.timing, plan, ctx.signal));
+  const r = await hostOutput(gpu, ctx.out, length, () => conv2dChunks(p, chunkBytesOf(gpu, CONV2D_CHUNK_BYTES)).length === 1, ctx.signal, (sink) => conv2dBody(gpu, p, src, sink, ctx.timing, plan, ctx.signal));
   if (r.note !== undefined) notes.push(r.note);
   return { data: r.data, ...r.result, ...r.transfer, notes: notes.length === 0 ? undefined : notes };
 }

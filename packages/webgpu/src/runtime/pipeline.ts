@@ -32,6 +32,13 @@ import type { GridPart } from './usage.js';
  */
 export const PIPELINE_CHUNK_BYTES = 32 << 20;
 
+/**
+ * conv2d's chunk target: as large as a binding allows. Its kernel is so short beside the copies
+ * that overlapping chunks gained less than the chunks cost, on the H100 host, into a fresh array
+ * and into `out` (apps/studies webgpu/staging.js, benchmarks/results/webgpu-staging-h100-2026-11-24.md).
+ */
+export const CONV2D_CHUNK_BYTES = Number.POSITIVE_INFINITY;
+
 /** Buffer sets in flight: two are enough for every transfer to overlap the other direction's. */
 export const PIPELINE_SETS = 2;
 
@@ -82,8 +89,8 @@ export function encodeSinkCopy(enc: GPUCommandEncoder, sink: ChunkSink, buffer: 
 /**
  * Runs `body` (which writes its chunks into the sink it is given) inside one exclusive section
  * and returns the call's host output of `length` f32:
- * - one chunk, or `out` a sharded call's own output: read straight into `out`;
- * - several chunks into the caller's `out`: into the landing buffer, copied into `out` once
+ * - `out` a sharded call's own output: read straight into `out`;
+ * - the caller's `out` (one chunk or several): into the landing buffer, copied into `out` once
  *   `body` succeeded (the commit point: no abort is honoured after it); where the landing
  *   buffer cannot be had (larger than the device's largest buffer, or no device memory for
  *   it) into an array of our own, copied into `out` at the end, and a note says so;
@@ -101,7 +108,9 @@ export async function hostOutput<T>(
   // The call's transfer times are taken at the end of its exclusive section, the commit's copy included.
   const inCall = async (sink: ChunkSink): Promise<{ result: T; transfer: { uploadMs: number; readbackMs: number } }> => ({ result: await body(sink), transfer: gpu.transferTimes() });
   const fresh = out === undefined;
-  if ((fresh && !freshLandingHooks.has(gpu)) || (out !== undefined && isScratchOutput(out)) || oneChunk()) {
+  // A caller's `out` always takes the landing buffer, one chunk too: a readback straight into
+  // `out` that failed half way (device loss between ring pieces) would leave it partly written.
+  if ((fresh && (!freshLandingHooks.has(gpu) || oneChunk())) || (out !== undefined && isScratchOutput(out))) {
     const target = out ?? gpu.output(Float32Array, length);
     return { data: target, ...(await gpu.exclusive(() => inCall({ host: target }))) };
   }
@@ -142,10 +151,11 @@ export function setFreshOutputLanding(gpu: GpuDevice, on: boolean): void {
 /**
  * Whether a chunked op puts its whole host input into the upload landing buffer
  * (runtime/landing.ts) in one copy, its chunks copying their parts from there on the GPU,
- * rather than staging each chunk through the ring: the floor probe (apps/studies webgpu/e2e.js)
- * moves one big mapped buffer faster than the ring; apps/studies webgpu/staging.js measures both.
+ * rather than staging each chunk through the ring. Off: on the H100 host the ring uploaded
+ * conv2d's input faster, at one chunk and at several (apps/studies webgpu/staging.js,
+ * benchmarks/results/webgpu-staging-h100-2026-11-24.md).
  */
-export const UPLOAD_LANDING = true;
+export const UPLOAD_LANDING = false;
 
 /** Inputs at least this large use the upload landing buffer even as one chunk (smaller ones take the ring: a piece or two). */
 export const UPLOAD_LANDING_MIN_BYTES = 16 << 20;
@@ -163,9 +173,9 @@ export function usesUploadLanding(gpu: GpuDevice, bytes: number, chunks: number)
   return (uploadLandingHooks.get(gpu) ?? UPLOAD_LANDING) && (chunks > 1 || bytes >= UPLOAD_LANDING_MIN_BYTES);
 }
 
-/** Bytes one chunk aims at on `gpu`, never more than one storage binding. */
-export function chunkBytesOf(gpu: GpuDevice): number {
-  return Math.min(gpu.limits.storageBinding, chunkBytesHooks.get(gpu) ?? PIPELINE_CHUNK_BYTES);
+/** Bytes one chunk aims at on `gpu` (`target` unless a test hook says otherwise), never more than one storage binding. */
+export function chunkBytesOf(gpu: GpuDevice, target = PIPELINE_CHUNK_BYTES): number {
+  return Math.min(gpu.limits.storageBinding, chunkBytesHooks.get(gpu) ?? target);
 }
 
 /** One chunk's compute: a pipeline over a grid cut into parts, grouped into submits (runtime/usage.ts). */
