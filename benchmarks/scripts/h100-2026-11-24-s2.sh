@@ -25,7 +25,8 @@ case $part in
     timeout 200 node apps/studies/dist/webgpu/e2e.js --out "$OUT/e2e-conv2d" --torch benchmarks/results/pytorch-e2e-h100-2026-11-24-c.json --only conv2d-16x2048-k11,conv2d-16x2048-k11-out,conv2d-1x8192-k5 > "$OUT/e2e-conv2d.log" 2>&1; echo "e2e conv2d rc=$?"; sed -n '/^| workload/,/^$/p' "$OUT/e2e-conv2d/webgpu-e2e.md"
     timeout 150 node apps/studies/dist/webgpu/steady.js --only conv --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -12 ;;
   conv)
-    bench conv 560 --op conv2d,convLayer --backend cpu,piscina,webgpu,onnxruntime,kernelkit --variant wasm-simd,auto,gemm,1t,16t,routed ;;
+    timeout 90 node apps/studies/dist/webgpu/e2e.js --out "$OUT/e2e-conv2d" --torch benchmarks/results/pytorch-e2e-h100-2026-11-24-c.json --only conv2d-16x2048-k11,conv2d-16x2048-k11-out > "$OUT/e2e-conv2d.log" 2>&1; echo "e2e conv2d rc=$?"; sed -n '/^| workload/,/^$/p' "$OUT/e2e-conv2d/webgpu-e2e.md"
+    bench conv 490 --op conv2d,convLayer --backend cpu,piscina,webgpu,onnxruntime,kernelkit --variant wasm-simd,auto,gemm,1t,16t,routed ;;
   rest)
     bench rest 560 --op stencil3d,scan,gridSearch --backend cpu,piscina,webgpu,kernelkit --variant wasm-simd,sequential,two-pass,pruned,streamed,decoupled-subgroups,decoupled,routed ;;
   *) echo "unknown part $part" >&2; exit 2 ;;

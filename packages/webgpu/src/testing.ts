@@ -180,7 +180,7 @@ export function setUploadLanding(backend: Backend, on: boolean | undefined): voi
   for (const gpu of devicesOf(backend)) setUploadLandingHook(gpu, on);
 }
 
-/** Staging buffers the backend's current device holds, uploads and readbacks together (at most 2 × slices). */
+/** Staging buffers the backend's current device holds, uploads and readbacks together (at most the two rings' slices). */
 export function stagingBuffers(backend: Backend): number {
   return deviceOf(backend).stagingBuffers;
 }

@@ -410,7 +410,7 @@ export class GpuDevice {
     return this.gen.retired ? 0 : this.gen.staging.landing.bytes + this.gen.staging.uploadLanding.bytes;
   }
 
-  /** Staging buffers alive in the current generation (at most 2 × slices). */
+  /** Staging buffers alive in the current generation (at most the two rings' slices). */
   get stagingBuffers(): number {
     return this.gen.retired ? 0 : this.gen.staging.liveSlices;
   }

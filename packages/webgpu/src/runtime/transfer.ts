@@ -23,19 +23,22 @@ import { LandingPool } from './landing.js';
 import type { BufferLedger } from './ledger.js';
 import { BUF, MAP_READ } from './usage.js';
 
-/** How many staging slices each direction has, and their size in bytes. */
+/** How many staging slices each direction has (uploads `uploadSlices` where given), and their size in bytes. */
 export interface StagingShape {
   readonly slices: number;
   readonly sliceBytes: number;
+  readonly uploadSlices?: number;
 }
 
 /**
- * Defaults: on hardware 4 × 32 MiB per direction (enough pieces in flight to keep the host copy
- * busy, small enough that the first piece's latency stays around a millisecond); software
- * adapters move bytes with the CPU anyway, so they keep less memory in staging.
+ * Defaults: on hardware 32 MiB slices, small enough that the first piece's latency stays around
+ * a millisecond; 4 for readbacks and 8 for uploads, whose pieces otherwise wait for a slice's
+ * re-map while the host could be copying (apps/studies webgpu/staging.js on the H100 host:
+ * 8 × 32 uploaded fastest of the ring shapes, 4 × 32 read back fastest). Software adapters move
+ * bytes with the CPU anyway, so they keep less memory in staging.
  */
 export const DEFAULT_STAGING: { readonly hardware: StagingShape; readonly software: StagingShape } = {
-  hardware: { slices: 4, sliceBytes: 32 << 20 },
+  hardware: { slices: 4, sliceBytes: 32 << 20, uploadSlices: 8 },
   software: { slices: 4, sliceBytes: 4 << 20 },
 };
 
@@ -186,16 +189,12 @@ export class StagingPool {
 
   constructor(
     private readonly host: TransferHost,
-    shape: StagingShape,
+    readonly shape: StagingShape,
   ) {
-    this.uploads = new Ring(host, BUF.MAP_WRITE | BUF.COPY_SRC, shape);
+    this.uploads = new Ring(host, BUF.MAP_WRITE | BUF.COPY_SRC, { slices: shape.uploadSlices ?? shape.slices, sliceBytes: shape.sliceBytes });
     this.reads = new Ring(host, BUF.MAP_READ | BUF.COPY_DST, shape);
     this.landing = new LandingPool(host, 'read');
     this.uploadLanding = new LandingPool(host, 'write');
-  }
-
-  get shape(): StagingShape {
-    return this.uploads.shape;
   }
 
   /** Staging buffers alive now, both directions. */
