@@ -13,6 +13,9 @@ import type { BackendCost, CostModel, TimeFit } from '../src/router/cost-model.j
 import { fakeLoaders } from './fakes.js';
 
 const noEnv = {};
+/** The tests below follow trials of one timed call each and the factor 4 (the defaults are 2 calls and 8). */
+const ONE = { factor: 4, trialCalls: 1 };
+
 const tmp = (): string => join(mkdtempSync(join(tmpdir(), 'kk-explore-')), 'calibration.json');
 const CPU_VARIANTS = Object.fromEntries(OP_NAMES.map((op) => [op, createCpuBackend().variants(op)])) as Record<OpName, readonly string[]>;
 /** The fake backends also offer an `auto` variant (it runs their default), as WebGPU does for the convolutions. */
@@ -73,7 +76,7 @@ describe('measured choice (exploration)', () => {
 
   it('tries the candidates predicted near the best, one timed call each after a warm-up, and settles on the fastest measured', async () => {
     const { loaders, runs } = timedLoaders(DELAYS);
-    const k = await createKernels({ costModel: MODEL }, loaders, noEnv);
+    const k = await createKernels({ costModel: MODEL, explore: ONE }, loaders, noEnv);
     const routes = await calls(k, 6);
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual(['warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'measured piscina', 'measured piscina']);
     expect(routes.slice(0, 4).every((r) => !r.settled)).toBe(true);
@@ -88,9 +91,22 @@ describe('measured choice (exploration)', () => {
     await k.dispose();
   });
 
+  it('by default a trial is two timed calls after the warm-up and the faster counts', async () => {
+    const { loaders } = timedLoaders(DELAYS);
+    const k = await createKernels({ costModel: MODEL, explore: { factor: 4 } }, loaders, noEnv);
+    const routes = await calls(k, 8);
+    expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
+      'warm-up cpu', 'trial cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'trial piscina', 'measured piscina', 'measured piscina',
+    ]);
+    // The trial keeps the faster of its two calls.
+    expect(routes[6]!.trials!['piscina/sequential']).toBeLessThanOrEqual(Math.max(routes[4]!.measuredMs!, routes[5]!.measuredMs!));
+    expect(routes[6]!.trials!['piscina/sequential']).toBe(Math.min(routes[4]!.measuredMs!, routes[5]!.measuredMs!));
+    await k.dispose();
+  });
+
   it('gives no trial to a candidate predicted over trialMaxMs, and keeps separate keys for other sizes', async () => {
     const { loaders, runs } = timedLoaders(DELAYS);
-    const k = await createKernels({ costModel: MODEL, explore: { trialMaxMs: 15 } }, loaders, noEnv);
+    const k = await createKernels({ costModel: MODEL, explore: { ...ONE, trialMaxMs: 15 } }, loaders, noEnv);
     const routes = await calls(k, 3);
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual(['warm-up cpu', 'trial cpu', 'measured cpu']);
     expect(runs.some((r) => r.startsWith('piscina'))).toBe(false);
@@ -108,7 +124,7 @@ describe('measured choice (exploration)', () => {
       [50, ['warm-up cpu', 'trial cpu', 'measured cpu']],
     ] as const) {
       const { loaders } = timedLoaders(DELAYS);
-      const k = await createKernels({ costModel: model, explore: { trialMaxMs } }, loaders, noEnv);
+      const k = await createKernels({ costModel: model, explore: { ...ONE, trialMaxMs } }, loaders, noEnv);
       expect((await calls(k, expected.length)).map((r) => `${r.choice} ${r.backend}`)).toEqual(expected);
       await k.dispose();
     }
@@ -124,7 +140,7 @@ describe('measured choice (exploration)', () => {
       },
     };
     const { loaders, runs } = timedLoaders({ 'webgpu/wasm-simd': 30, 'webgpu/auto': 2 });
-    const k = await createKernels({ costModel: model }, loaders, noEnv);
+    const k = await createKernels({ costModel: model, explore: ONE }, loaders, noEnv);
     const args = makeConv2dArgs({ batch: 1, height: 16, width: 16, k: 3 });
     const routes = [];
     for (let i = 0; i < 5; i++) routes.push((await k.conv2d(args)).route);
@@ -139,7 +155,7 @@ describe('measured choice (exploration)', () => {
   it('saves settled choices in the cache and the next process uses them without trials', async () => {
     const path = tmp();
     const first = timedLoaders(DELAYS);
-    const k = await createKernels({ costModel: MODEL, calibrationCache: path }, first.loaders, noEnv);
+    const k = await createKernels({ costModel: MODEL, calibrationCache: path, explore: ONE }, first.loaders, noEnv);
     await calls(k, 5);
     await k.dispose();
     const file = JSON.parse(readFileSync(path, 'utf8')) as { version: number; machines: Record<string, { choices: Record<string, Record<string, { backend: string }>> }> };
@@ -148,7 +164,7 @@ describe('measured choice (exploration)', () => {
     expect(Object.values(choices).map((c) => c.backend)).toEqual(['piscina']);
 
     const second = timedLoaders(DELAYS);
-    const again = await createKernels({ costModel: MODEL, calibrationCache: path }, second.loaders, noEnv);
+    const again = await createKernels({ costModel: MODEL, calibrationCache: path, explore: ONE }, second.loaders, noEnv);
     const r = await again.scan(scanArgs);
     expect(r.route).toMatchObject({ choice: 'measured', settled: true, backend: 'piscina' });
     expect(r.notes?.[0]).toMatch(/over 2 trials, runner-up cpu\/sequential .* \(from the cache\)$/);
@@ -157,7 +173,7 @@ describe('measured choice (exploration)', () => {
 
     // Without a cache path an injected model keeps its choices in memory only.
     const third = timedLoaders(DELAYS);
-    const fresh = await createKernels({ costModel: MODEL }, third.loaders, noEnv);
+    const fresh = await createKernels({ costModel: MODEL, explore: ONE }, third.loaders, noEnv);
     expect((await fresh.scan(scanArgs)).route.choice).toBe('warm-up');
     await fresh.dispose();
   });
@@ -173,7 +189,7 @@ describe('measured choice (exploration)', () => {
     expect((await readCalibrationCache(bad)).note).toMatch(/ignored 1 malformed entry/);
     for (const path of [corrupt, bad]) {
       const { loaders } = timedLoaders(DELAYS);
-      const k = await createKernels({ costModel: MODEL, calibrationCache: path }, loaders, noEnv);
+      const k = await createKernels({ costModel: MODEL, calibrationCache: path, explore: ONE }, loaders, noEnv);
       expect((await calls(k, 5)).map((r) => r.choice)).toEqual(['warm-up', 'trial', 'warm-up', 'trial', 'measured']);
       await k.dispose();
     }
@@ -193,6 +209,8 @@ describe('measured choice (exploration)', () => {
     const cases: [CreateKernelsOptions, string][] = [
       [{ explore: { factor: 0.5 } }, 'options.explore.factor'],
       [{ explore: { trialMaxMs: -1 } }, 'options.explore.trialMaxMs'],
+      [{ explore: { trialCalls: 0 } }, 'options.explore.trialCalls'],
+      [{ explore: { trialCalls: 1.5 } }, 'options.explore.trialCalls'],
       [{ explore: 'yes' as never }, 'options.explore'],
       [{ backend: 'cpu', explore: true }, 'options.explore'],
     ];
@@ -208,7 +226,7 @@ describe('measured choice (exploration)', () => {
     const slowCopies = { upload: { fixedMs: 0, msPerByte: 0.5 }, download: { fixedMs: 0, msPerByte: 0.5 } };
     const model: CostModel = { backends: { cpu: cost('cpu', { fixedMs: 10 }, slowCopies), piscina: cost('piscina/default threads', { fixedMs: 20 }) } };
     const { loaders, runs } = timedLoaders(DELAYS);
-    const k = await createKernels({ costModel: model }, loaders, noEnv);
+    const k = await createKernels({ costModel: model, explore: ONE }, loaders, noEnv);
     const args = makeStencil3dArgs({ n: 8, steps: 2, boundary: 'copy' });
     // Host input: both candidates are tried; piscina is measured faster.
     const host = [];

@@ -2,14 +2,18 @@ import type { BackendName } from '@kernelkit/ops';
 import { BAND_STEPS_PER_DECADE } from './bands.js';
 import type { CallShape } from './cost-model.js';
 
-/** Candidates predicted within this factor of the best measured time get one trial call each. */
-export const DEFAULT_EXPLORE_FACTOR = 4;
+/** Candidates predicted within this factor of the best measured time get a trial. */
+export const DEFAULT_EXPLORE_FACTOR = 8;
+/** Timed calls per trial (after the warm-up); the fastest counts, so one slow call does not decide. */
+export const TRIAL_CALLS = 2;
 /** A candidate predicted slower than this per call gets no trial: learning must not cost a huge call on a slow backend. */
 export const DEFAULT_TRIAL_MAX_MS = 2000;
 
 export interface ExploreSettings {
   readonly factor: number;
   readonly trialMaxMs: number;
+  /** Timed calls per trial (default TRIAL_CALLS). */
+  readonly trialCalls?: number;
 }
 
 /** One backend and variant the router can send a call to, with its prediction for the call at hand. */
@@ -22,11 +26,20 @@ export interface Pick {
   readonly startMs: number;
 }
 
-/** One timed call of a candidate for a routing key: end-to-end ms and the call's work. */
+/** A candidate's trial for a routing key: its fastest timed call's end-to-end ms and work, and how many calls were timed (absent: a complete trial, as the cache keeps them). */
 export interface Trial {
   readonly ms: number;
   readonly work: number;
+  readonly calls?: number;
 }
+
+/** `trial` with one more timed call of `ms` at `work` folded in (the faster per unit of work is kept). */
+export function addTrialCall(trial: Trial | undefined, ms: number, work: number): Trial {
+  const calls = (trial?.calls ?? 0) + 1;
+  return trial !== undefined && scaledMs(trial, work) <= ms ? { ms: trial.ms, work: trial.work, calls } : { ms, work, calls };
+}
+
+const complete = (t: Trial | undefined, calls: number): boolean => t !== undefined && (t.calls ?? calls) >= calls;
 
 /** What the cache keeps per routing key: the trials (by `backend/variant`) and the candidate settled on. */
 export interface MeasuredChoice {
@@ -64,7 +77,7 @@ export type Decision =
  * first. Each candidate whose running time (start-up left out: it is paid once, and trials are
  * timed after a warm-up) is predicted within `factor` of the best time measured so far (of the
  * best prediction before anything is measured), and whose call with start-up is predicted
- * under `trialMaxMs`, gets a trial, in predicted order; the prediction's own pick always does,
+ * under `trialMaxMs`, gets a trial of `TRIAL_CALLS` timed calls, in predicted order; the prediction's own pick always does,
  * since it runs anyway. With none left untried, the key settles on the fastest measured.
  */
 export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Trial>, work: number, s: ExploreSettings): Decision | undefined {
@@ -77,7 +90,7 @@ export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Tria
   }
   if (reference === Infinity) reference = best.predictedMs - best.startMs;
   const near = (p: Pick): boolean => p.predictedMs - p.startMs <= s.factor * reference && p.predictedMs <= s.trialMaxMs;
-  const next = ranked.find((p, i) => !trials.has(pickName(p)) && (i === 0 || near(p)));
+  const next = ranked.find((p, i) => !complete(trials.get(pickName(p)), s.trialCalls ?? TRIAL_CALLS) && (i === 0 || near(p)));
   if (next !== undefined) return { kind: 'explore', pick: next };
   const choice = settle(ranked, trials, work);
   return choice === undefined ? { kind: 'predicted', pick: best } : choice;

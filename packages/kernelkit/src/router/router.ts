@@ -14,7 +14,7 @@ import type { ChildMessage, ChildRequest } from './calibrate-child.js';
 import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
-import { decide, pickName, routingKey, type ExploreSettings, type MeasuredChoice, type Pick, type Trial } from './explore.js';
+import { addTrialCall, decide, pickName, routingKey, type ExploreSettings, type MeasuredChoice, type Pick, type Trial } from './explore.js';
 
 /**
  * How the call's backend was chosen. 'fixed': the one backend of route: 'fixed'. 'default': no
@@ -512,12 +512,12 @@ export class Router {
     const runnerUp = next === undefined ? {} : { runnerUp: { backend: next.name, variant: next.variant, predictedMs: next.predictedMs } };
     if (choice === 'predicted') return { ...base, ...runnerUp, settled: true, reason: 'lowest predicted end-to-end time' };
     const trials = this.trials.get(key)!;
-    if (choice === 'trial') trials.set(pickName(pick), { ms, work: shape.work });
+    if (choice === 'trial') trials.set(pickName(pick), addTrialCall(trials.get(pickName(pick)), ms, shape.work));
     const tried = Object.fromEntries(trials);
     return {
       ...base, ...runnerUp, settled: false, trials: msOf(tried),
       ...(choice === 'trial' ? { measuredMs: ms } : {}),
-      reason: choice === 'trial' ? 'a trial: candidates predicted near the best are each timed once' : "a warm-up: the candidate's first call of this key here, not timed as its trial",
+      reason: choice === 'trial' ? 'a trial: candidates predicted near the best are each timed on a few calls' : "a warm-up: the candidate's first call of this key here, not timed as its trial",
     };
   }
 
