@@ -6,6 +6,7 @@
 #             the steady-state conv layer kernels
 #   conv:     the seed conv2d and convLayer rows: cpu, Piscina, WebGPU, onnxruntime (1 and 16
 #             threads) and the router, with the bench's memory floor and compute ceiling
+#   router:   the router's rows alone (every seed case), after a change to how it explores
 #   rest:     the seed stencil3d, scan and grid search rows of cpu, Piscina, WebGPU and the router
 set -u
 part=${1:?part transfer|conv|rest}
@@ -29,5 +30,7 @@ case $part in
     bench conv 490 --op conv2d,convLayer --backend cpu,piscina,webgpu,onnxruntime,kernelkit --variant wasm-simd,auto,gemm,1t,16t,routed ;;
   rest)
     bench rest 560 --op stencil3d,scan,gridSearch --backend cpu,piscina,webgpu,kernelkit --variant wasm-simd,sequential,two-pass,pruned,streamed,decoupled-subgroups,decoupled,routed ;;
+  router)
+    bench router 560 --op conv2d,convLayer,stencil3d,scan,gridSearch --backend kernelkit --no-floor ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac
