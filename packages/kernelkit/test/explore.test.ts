@@ -91,6 +91,33 @@ describe('measured choice (exploration)', () => {
     await k.dispose();
   });
 
+  it('once every key has settled, backends no key runs on are released; a later key starts one again', async () => {
+    const { loaders, runs } = timedLoaders(DELAYS);
+    const disposed: string[] = [];
+    const counted = Object.fromEntries(
+      Object.entries(loaders).map(([name, load]) => [name, async (o: never) => {
+        const b = await (load as (o: never) => Promise<{ dispose(): Promise<void> }>)(o);
+        const inner = b.dispose.bind(b);
+        b.dispose = async () => { disposed.push(name); await inner(); };
+        return b;
+      }]),
+    ) as unknown as BackendLoaders;
+    const k = await createKernels({ costModel: MODEL, explore: ONE }, counted, noEnv);
+    // The default backend the facade starts with these fakes is piscina.
+    expect(await k.started()).toEqual(['piscina']);
+    const routes = await calls(k, 5);
+    expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual(['warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'measured piscina']);
+    // cpu was tried and lost: released once the key settled.
+    expect(await k.started()).toEqual(['piscina']);
+    expect(disposed).toEqual(['cpu']);
+    // Another size explores again and starts cpu anew.
+    const before = runs.length;
+    const other = await k.scan(makeScanArgs({ n: 100_000, dtype: 'u32' }));
+    expect(other.route).toMatchObject({ choice: 'warm-up', backend: 'cpu' });
+    expect(runs.length).toBe(before + 1);
+    await k.dispose();
+  });
+
   it('by default a trial is two timed calls after the warm-up and the faster counts', async () => {
     const { loaders } = timedLoaders(DELAYS);
     const k = await createKernels({ costModel: MODEL, explore: { factor: 4 } }, loaders, noEnv);

@@ -123,6 +123,12 @@ export class Router {
   private readonly trials = new Map<string, Map<string, Trial>>();
   /** Settled routing keys: measured here, or read from the cache. */
   private readonly settled = new Map<string, MeasuredChoice & { readonly cached: boolean }>();
+  /** Routed calls holding each backend, from before its start to the call's end: such a backend is never released. */
+  private readonly busy = new Map<BackendName, number>();
+  /** In-process calibrations running (they use the backends they start). */
+  private calibrationsRunning = 0;
+  /** Disposals of backends released while the router lives (dispose waits for them). */
+  private readonly releasing: Promise<void>[] = [];
   private fileRead: Promise<CacheRead> | undefined;
   private writes: Promise<void> = Promise.resolve();
 
@@ -311,6 +317,15 @@ export class Router {
   }
 
   private async calibrateHere(o: CalibrateRequest): Promise<CalibrationReport> {
+    this.calibrationsRunning++;
+    try {
+      return await this.calibrateHereNow(o);
+    } finally {
+      this.calibrationsRunning--;
+    }
+  }
+
+  private async calibrateHereNow(o: CalibrateRequest): Promise<CalibrationReport> {
     if (!o.force) await this.loadCache();
     const targets = [];
     for (const c of this.o.candidates) {
@@ -471,14 +486,22 @@ export class Router {
         chosen = await this.choose(shape, ranked, key);
         pick = chosen.pick;
       }
-      const s = await this.start(pick.name);
-      if (s.status === 'failed') continue; // rank() now leaves it out
-      const b = s.backend;
-      const call = b[op] as unknown as (a: unknown, o: unknown) => Promise<Result<D>>;
-      const t0 = performance.now();
-      const r = await call.call(b, problem, pick.variant === undefined ? opts : { ...opts, variant: pick.variant });
-      const ms = performance.now() - t0;
+      this.busy.set(pick.name, (this.busy.get(pick.name) ?? 0) + 1);
+      let r: Result<D>;
+      let ms: number;
+      try {
+        const s = await this.start(pick.name);
+        if (s.status === 'failed') continue; // rank() now leaves it out
+        const b = s.backend;
+        const call = b[op] as unknown as (a: unknown, o: unknown) => Promise<Result<D>>;
+        const t0 = performance.now();
+        r = await call.call(b, problem, pick.variant === undefined ? opts : { ...opts, variant: pick.variant });
+        ms = performance.now() - t0;
+      } finally {
+        this.busy.set(pick.name, this.busy.get(pick.name)! - 1);
+      }
       const route = chosen === undefined ? this.defaultRoute(op, pinned, pick.name, r.variant) : this.routeInfo(shape, key, ranked, chosen, ms);
+      if (route.choice === 'measured') this.releaseIdle();
       this.warm.add(`${pick.name}/${pick.variant} ${key}`);
       const notes = [formatRoute(route), ...(calibrationNote !== undefined && !this.noted.has(op) ? [calibrationNote] : []), ...(r.notes ?? [])];
       this.noted.add(op);
@@ -531,8 +554,27 @@ export class Router {
     return this.disposing;
   }
 
+  /**
+   * Once every routing key seen here has settled, releases the backends no settled key runs on
+   * (the default backend stays): idle backends left in the process slowed the chosen one's calls
+   * on the H100 host (benchmarks/results/router-overhead-h100-2026-11-24-s2.txt). A later key
+   * that needs one starts it again.
+   */
+  private releaseIdle(): void {
+    if (this.disposedFlag || this.calibrationsRunning > 0) return;
+    for (const key of this.trials.keys()) if (!this.settled.has(key)) return;
+    const keep = new Set<BackendName>([this.o.fallback.name]);
+    for (const c of this.settled.values()) keep.add(c.backend);
+    for (const [name, state] of [...this.started]) {
+      if (keep.has(name) || (this.busy.get(name) ?? 0) > 0) continue;
+      this.started.delete(name);
+      this.releasing.push(state.then((s) => (s.status === 'ok' ? s.backend.dispose() : undefined)).catch(() => {}));
+    }
+  }
+
   private async release(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
+    await Promise.all(this.releasing);
     await this.writes;
     const all = await Promise.all(this.started.values());
     await Promise.all(all.flatMap((s) => (s.status === 'ok' ? [s.backend.dispose()] : [])));
