@@ -1,7 +1,7 @@
 // Runs on Node 20+: `node examples/quickstart.mjs` after `npm ci` (or in a project that installed kernelkit).
 import { createKernels } from 'kernelkit';
 
-const kernels = await createKernels(); // each call goes to the backend predicted fastest for it
+const kernels = await createKernels(); // each call goes to the backend fastest for it here
 try {
   console.log(`backend: ${kernels.selected}`);
   for (const s of kernels.skipped) console.log(`  skipped ${s.backend}: ${s.reason}`);
