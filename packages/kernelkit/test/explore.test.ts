@@ -205,6 +205,20 @@ describe('measured choice (exploration)', () => {
     await fresh.dispose();
   });
 
+  it('a forced calibration drops the measured choices, in the file and in memory: the key explores again', async () => {
+    const path = tmp();
+    const { loaders } = timedLoaders(DELAYS);
+    const k = await createKernels({ costModel: MODEL, calibrationCache: path, explore: ONE }, loaders, noEnv);
+    const routes = await calls(k, 5);
+    expect(routes[4]).toMatchObject({ choice: 'measured', backend: 'piscina' });
+    const choicesIn = (): unknown => (JSON.parse(readFileSync(path, 'utf8')) as { machines: Record<string, { choices?: unknown }> }).machines[machineKey(machineIdentity())]?.choices;
+    expect(choicesIn()).toBeDefined();
+    await k.calibrate({ ops: ['scan'], budgetMs: 500, force: true });
+    expect(choicesIn()).toBeUndefined();
+    expect((await k.scan(scanArgs)).route.choice).not.toBe('measured');
+    await k.dispose();
+  });
+
   it('a corrupt cache, or a malformed measured choice in it, is ignored with a warning and the key explores', async () => {
     const warnings: Error[] = [];
     process.on('warning', (w) => warnings.push(w));

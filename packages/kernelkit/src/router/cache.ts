@@ -190,6 +190,11 @@ export async function writeMeasuredChoices(path: string, machine: MachineIdentit
   await updateMachine(path, machine, (entry) => ({ ...entry, choices: { ...entry.choices, [set]: { ...entry.choices?.[set], ...choices } } }));
 }
 
+/** Drops every measured choice of this machine: a forced calibration re-measures the backends they were chosen between. */
+export async function clearMeasuredChoices(path: string, machine: MachineIdentity): Promise<void> {
+  await updateMachine(path, machine, ({ choices: _dropped, ...entry }) => entry);
+}
+
 async function updateMachine(path: string, machine: MachineIdentity, update: (entry: MachineEntry) => MachineEntry): Promise<void> {
   const { file } = await readCalibrationCache(path);
   const key = machineKey(machine);

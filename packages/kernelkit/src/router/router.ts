@@ -7,7 +7,7 @@ import { isDeviceArray, OP_NAMES, OPS, type Backend, type BackendName, type OpNa
 import type { BackendLoaders } from '../loaders.js';
 import { backendKey, type Candidate } from './keys.js';
 import {
-  cachedBackend, cachedChoices, candidateSet, defaultCalibrationPath, machineIdentity, readCalibrationCache, writeCalibrationCache, writeMeasuredChoices, type CacheRead, type MachineIdentity,
+  cachedBackend, cachedChoices, candidateSet, clearMeasuredChoices, defaultCalibrationPath, machineIdentity, readCalibrationCache, writeCalibrationCache, writeMeasuredChoices, type CacheRead, type MachineIdentity,
 } from './cache.js';
 import { calibrate, type CalibrationProgress } from './calibrate.js';
 import type { ChildMessage, ChildRequest } from './calibrate-child.js';
@@ -251,6 +251,12 @@ export class Router {
    * all with `force`, and saves the result in the cache file.
    */
   async calibrate(o: CalibrateRequest): Promise<CalibrationReport> {
+    const report = await this.calibrateSomewhere(o);
+    if (o.force) await this.forgetChoices();
+    return report;
+  }
+
+  private async calibrateSomewhere(o: CalibrateRequest): Promise<CalibrationReport> {
     if (this.o.calibrateInChild !== undefined && (o.force || (await this.missingFits(o.ops)))) {
       try {
         return await this.calibrateInChild(o, this.o.calibrateInChild);
@@ -259,6 +265,21 @@ export class Router {
       }
     }
     return this.calibrateHere(o);
+  }
+
+  /** After a forced calibration the measured choices were made on the old measurements: every key explores again. */
+  private async forgetChoices(): Promise<void> {
+    this.settled.clear();
+    this.trials.clear();
+    if (!this.persistChoices) return;
+    await this.writes;
+    try {
+      await clearMeasuredChoices(this.cachePath, this.machine);
+    } catch (err) {
+      process.emitWarning(`calibration cache ${this.cachePath}: measured choices not cleared: ${message(err)}`, { code: 'KERNELKIT_CALIBRATION_CACHE' });
+    }
+    // The first read held the old choices.
+    this.fileRead = undefined;
   }
 
   /** True when a candidate that can run here has no fit for one of `ops` (cache read first). */
