@@ -302,7 +302,7 @@ async function runPlan(gpu: GpuDevice, p: ResidentProblem<'convLayer'>, ctx: OpC
     const data = gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, convLayerOutputLength(p));
     return { data, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
   }
-  const into = chunkTarget(gpu, ctx.out, convLayerOutputLength(p), () => imagesPerChunk(gpu, shape, chunking) >= p.batch);
+  const into = chunkTarget(ctx.out, () => imagesPerChunk(gpu, shape, chunking) >= p.batch, () => gpu.output(Float32Array, convLayerOutputLength(p)));
   const r = await runLayer(gpu, shape, src, { host: into.target }, plan, job);
   const data = into.settle();
   const chunk = chunkNote(r);

@@ -3,6 +3,7 @@ import { allocScanOutput, isDeviceArray, type OpContext, type OpOutput, type Res
 import { copyBuffer, gpuDeviceArray, residentBuffer, type GpuDtype } from '../runtime/device-array.js';
 import type { Binding, Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams } from '../runtime/params.js';
+import { chunkTarget } from '../runtime/pipeline.js';
 import { BUF, grid1d } from '../runtime/usage.js';
 import { addMs, bytesOf, callTimes, workPerSubmit, type WorkRate } from './common.js';
 import { type DecoupledConfig, decoupledConfig, decoupledParams, decoupledVecScan, paddedBytes, stateBytes, tilesFor, uploadPadded } from './scan-decoupled.js';
@@ -144,7 +145,6 @@ async function runScan(gpu: GpuDevice, p: ResidentProblem<'scan'>, ctx: ScanRunC
   const dtype = p.dtype as GpuDtype;
   const toDevice = ctx.output === 'device';
   const resident = isDeviceArray(input);
-  const fresh = (): ScanArray => gpu.output(CTORS[dtype], n);
   if (n === 0) return { data: ctx.out ?? allocScanOutput(resident ? new CTORS[dtype](0) : input), kernelMs: 0, uploadMs: 0, readbackMs: 0 };
   if (toDevice && paddedBytes(n) > gpu.limits.bufferSize) {
     throw new LimitExceededError('input', `a device output of ${paddedBytes(n)} bytes is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes); ask for output: 'array'`);
@@ -156,7 +156,8 @@ async function runScan(gpu: GpuDevice, p: ResidentProblem<'scan'>, ctx: ScanRunC
   const chunk = Math.max(RTS_TILE, Math.floor(Math.min(chunkLimit ?? Infinity, gpu.limits.storageBinding / 4, workPerSubmit(gpu, RATE)) / RTS_TILE) * RTS_TILE);
   // Chunks each write their part: into an array of our own when the caller gave `out`, copied
   // over at the end, so a failure in a later chunk leaves `out` as it was.
-  const out = toDevice ? undefined : ctx.out !== undefined && chunk >= n ? ctx.out : fresh();
+  const into = toDevice ? undefined : chunkTarget<ScanArray>(ctx.out, () => chunk >= n, () => gpu.output(CTORS[dtype], n));
+  const out = into?.target;
   const result = await gpu.exclusive(async () => {
     const source = resident ? residentBuffer(gpu, input, 'input') : undefined;
     const hostInput = resident ? undefined : input;
@@ -213,9 +214,7 @@ async function runScan(gpu: GpuDevice, p: ResidentProblem<'scan'>, ctx: ScanRunC
     const data = target !== undefined ? (gpuDeviceArray(gpu, ctx.deviceArray, target, n, dtype) as OpOutput<ScanArray>['data']) : out!;
     return { data, ...callTimes(gpu, kernelMs) };
   });
-  if (ctx.out === undefined || out === undefined || out === ctx.out) return result;
-  ctx.out.set(out);
-  return { ...result, data: ctx.out };
+  return into === undefined ? result : { ...result, data: into.settle() };
 }
 
 /** Runs one scan on `gpu` with an explicit decoupled-kernel configuration (tests sweep tilings and software subgroup sizes through it; tuning runs pass `timing`). */

@@ -3,6 +3,7 @@ import { isDeviceArray, type OpContext, type OpOutput, type ResidentOpImplementa
 import { copyBuffer, gpuDeviceArray, residentBuffer } from '../runtime/device-array.js';
 import type { Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams } from '../runtime/params.js';
+import { chunkTarget } from '../runtime/pipeline.js';
 import type { Program } from '../runtime/program.js';
 import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
 import { STREAMED, stencilNaive, stencilStreamed, stencilTiled, TILED } from './stencil3d.wgsl.js';
@@ -192,7 +193,8 @@ async function runSlabs(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Array 
   }
   const slabs = slabsOf(p.nz, planesPerBinding);
   const input = p.input;
-  const out = toDevice ? undefined : ctx.out !== undefined && slabs.length === 1 ? (ctx.out as Float32Array) : gpu.output(Float32Array, n);
+  const into = toDevice ? undefined : chunkTarget(ctx.out as Float32Array | undefined, () => slabs.length === 1, () => gpu.output(Float32Array, n));
+  const out = into?.target;
   const result = await gpu.exclusive(async () => {
     const pipeline = gpu.pipeline(program);
     const maxGroups = workPerSubmit(gpu, layout.rate) / layout.groupCells;
@@ -248,9 +250,7 @@ async function runSlabs(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Array 
     release();
     return { data: out, ...callTimes(gpu, kernelMs) };
   });
-  if (ctx.out === undefined || result.data === ctx.out || out === undefined) return result;
-  (ctx.out as Float32Array).set(out);
-  return { ...result, data: ctx.out };
+  return into === undefined ? result : { ...result, data: into.settle() };
 }
 
 /** Copies each slab's first and last own planes into the halo planes of the slabs below and above it (queue-ordered after the step). */

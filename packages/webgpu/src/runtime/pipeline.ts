@@ -54,10 +54,10 @@ export function setPipelineChunkBytes(gpu: GpuDevice, bytes: number | undefined)
  * The array a call's chunks are read into: the caller's `out` when the call is one chunk (or
  * `out` is a sharded call's own output, runtime/shards.ts), else an array of our own that
  * `settle` copies into `out` once every chunk is done, so a failure half way never leaves `out`
- * partly written. `settle` returns the call's data.
+ * partly written (`fresh` makes it). `settle` returns the call's data.
  */
-export function chunkTarget(gpu: GpuDevice, out: Float32Array | undefined, length: number, oneChunk: () => boolean): { readonly target: Float32Array; settle(): Float32Array } {
-  const target = out !== undefined && (isScratchOutput(out) || oneChunk()) ? out : gpu.output(Float32Array, length);
+export function chunkTarget<T extends ArrayBufferView & ArrayLike<number> & { set(from: ArrayLike<number>): void }>(out: T | undefined, oneChunk: () => boolean, fresh: () => T): { readonly target: T; settle(): T } {
+  const target = out !== undefined && (isScratchOutput(out) || oneChunk()) ? out : fresh();
   return {
     target,
     settle() {
