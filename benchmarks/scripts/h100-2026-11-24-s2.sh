@@ -10,12 +10,7 @@
 #   rest:     the seed stencil3d, scan and grid search rows of cpu, Piscina, WebGPU and the router
 set -u
 part=${1:?part transfer|conv|rest}
-bench() { # $1 = name, $2 = seconds, then bench arguments
-  local n=$1 secs=$2; shift 2
-  timeout "$secs" node apps/bench/dist/cli.js --workload seed --no-progress "$@" \
-    --json "$OUT/bench-$n.json" --md "$OUT/bench-$n.md" > "$OUT/bench-$n.out" 2> "$OUT/bench-$n.log"
-  echo "bench $n rc=$?"; grep -v '^Warning\|^    at \|^$' "$OUT/bench-$n.log" | tail -c 3000
-}
+. "$(dirname "$0")/h100-bench.sh"
 case $part in
   transfer)
     timeout 170 node apps/studies/dist/webgpu/staging.js --out "$OUT/staging" --reps 5 > "$OUT/staging.log" 2>&1; echo "staging rc=$?"; grep -v Warning "$OUT/staging.log" | tail -5; cat "$OUT"/staging/*.md | head -80

@@ -11,12 +11,7 @@
 #          and the router; then the Piscina scaling table for conv2d and convLayer
 set -u
 part=${1:?part e2e|conv|rest}
-bench() { # $1 = name, $2 = seconds, then bench arguments
-  local n=$1 secs=$2; shift 2
-  timeout "$secs" node apps/bench/dist/cli.js --workload seed --no-progress "$@" \
-    --json "$OUT/bench-$n.json" --md "$OUT/bench-$n.md" > "$OUT/bench-$n.out" 2> "$OUT/bench-$n.log"
-  echo "bench $n rc=$?"; grep -v '^Warning\|^    at \|^$' "$OUT/bench-$n.log" | tail -c 3000
-}
+. "$(dirname "$0")/h100-bench.sh"
 case $part in
   e2e)
     timeout 150 python3 benchmarks/scripts/pytorch-e2e.py --out "$OUT/torch.json" > "$OUT/torch.log" 2>&1; echo "torch rc=$?"; tail -3 "$OUT/torch.log"
