@@ -11,7 +11,7 @@ import { readResolveOptions, resolveBackend, type ResolveOptions } from './resol
 import type { CostModel } from './router/cost-model.js';
 import type { CalibrationProgress } from './router/calibrate.js';
 import { Router, type CalibrationReport, type RouteInfo } from './router/router.js';
-import { DEFAULT_EXPLORE_FACTOR, DEFAULT_TRIAL_MAX_MS, TRIAL_CALLS, type ExploreSettings } from './router/explore.js';
+import { DEFAULT_EXPLORE_FACTOR, DEFAULT_TRIAL_MAX_MS, DEFAULT_TRIAL_MIN_MS, TRIAL_CALLS, TRIAL_MAX_CALLS, type ExploreSettings } from './router/explore.js';
 
 export type RouteMode = 'auto' | 'fixed';
 const ROUTE_MODES: readonly RouteMode[] = ['auto', 'fixed'];
@@ -42,12 +42,14 @@ export interface CreateKernelsOptions extends ResolveOptions {
   /**
    * 'auto' only. Default true: after the predicted pick, each other backend and variant predicted
    * within `factor` (default 8) of the best measured time for the call's op, size band, dtype and
-   * data location gets a trial of `trialCalls` (default 2) timed calls, the faster counting, after an
-   * untimed warm-up call of that key, when predicted under `trialMaxMs` (default 2000); later calls go
-   * to the fastest measured, which the cache keeps.
+   * data location gets a trial after an untimed warm-up call of that key, when predicted under
+   * `trialMaxMs` (default 2000): at least `trialCalls` (default 2) timed calls, and more until they
+   * add up to `trialMinMs` (default 40) or number `trialMaxCalls` (default 16), the candidates taking
+   * turns; the median of a trial's fastest half of calls counts. Later calls go to the fastest
+   * measured, which the cache keeps.
    * false: every call goes where predicted.
    */
-  readonly explore?: boolean | { readonly factor?: number; readonly trialMaxMs?: number; readonly trialCalls?: number };
+  readonly explore?: boolean | { readonly factor?: number; readonly trialMaxMs?: number; readonly trialCalls?: number; readonly trialMinMs?: number; readonly trialMaxCalls?: number };
 }
 
 export interface CalibrateKernelsOptions {
@@ -121,9 +123,15 @@ function readOptions(options: CreateKernelsOptions, env: NodeJS.ProcessEnv): Rou
 /** The exploration settings `explore` asks for (undefined: off). */
 function readExplore(explore: CreateKernelsOptions['explore']): ExploreSettings | undefined {
   if (explore === false) return undefined;
-  if (explore === undefined || explore === true) return { factor: DEFAULT_EXPLORE_FACTOR, trialMaxMs: DEFAULT_TRIAL_MAX_MS, trialCalls: TRIAL_CALLS };
-  if (typeof explore !== 'object' || explore === null) throw new InvalidArgumentError('options.explore', `expected a boolean or { factor, trialMaxMs, trialCalls }, got ${JSON.stringify(explore)}`);
-  const { factor = DEFAULT_EXPLORE_FACTOR, trialMaxMs = DEFAULT_TRIAL_MAX_MS, trialCalls = TRIAL_CALLS } = explore;
+  if (explore === undefined || explore === true) {
+    return { factor: DEFAULT_EXPLORE_FACTOR, trialMaxMs: DEFAULT_TRIAL_MAX_MS, trialCalls: TRIAL_CALLS, trialMinMs: DEFAULT_TRIAL_MIN_MS, trialMaxCalls: TRIAL_MAX_CALLS };
+  }
+  if (typeof explore !== 'object' || explore === null) {
+    throw new InvalidArgumentError('options.explore', `expected a boolean or { factor, trialMaxMs, trialCalls, trialMinMs, trialMaxCalls }, got ${JSON.stringify(explore)}`);
+  }
+  const { factor = DEFAULT_EXPLORE_FACTOR, trialMaxMs = DEFAULT_TRIAL_MAX_MS, trialCalls = TRIAL_CALLS, trialMinMs = DEFAULT_TRIAL_MIN_MS } = explore;
+  // A smaller trialCalls with the default cap keeps the cap above it.
+  const trialMaxCalls = explore.trialMaxCalls ?? Math.max(TRIAL_MAX_CALLS, typeof trialCalls === 'number' ? trialCalls : 0);
   if (typeof factor !== 'number' || !Number.isFinite(factor) || factor < 1) throw new InvalidArgumentError('options.explore.factor', `expected a number >= 1, got ${JSON.stringify(factor)}`);
   if (typeof trialMaxMs !== 'number' || !Number.isFinite(trialMaxMs) || trialMaxMs < 0) {
     throw new InvalidArgumentError('options.explore.trialMaxMs', `expected a number of ms >= 0, got ${JSON.stringify(trialMaxMs)}`);
@@ -131,7 +139,13 @@ function readExplore(explore: CreateKernelsOptions['explore']): ExploreSettings 
   if (typeof trialCalls !== 'number' || !Number.isInteger(trialCalls) || trialCalls < 1) {
     throw new InvalidArgumentError('options.explore.trialCalls', `expected an integer >= 1, got ${JSON.stringify(trialCalls)}`);
   }
-  return { factor, trialMaxMs, trialCalls };
+  if (typeof trialMinMs !== 'number' || !Number.isFinite(trialMinMs) || trialMinMs < 0) {
+    throw new InvalidArgumentError('options.explore.trialMinMs', `expected a number of ms >= 0, got ${JSON.stringify(trialMinMs)}`);
+  }
+  if (typeof trialMaxCalls !== 'number' || !Number.isInteger(trialMaxCalls) || trialMaxCalls < trialCalls) {
+    throw new InvalidArgumentError('options.explore.trialMaxCalls', `expected an integer >= trialCalls (${trialCalls}), got ${JSON.stringify(trialMaxCalls)}`);
+  }
+  return { factor, trialMaxMs, trialCalls, trialMinMs, trialMaxCalls };
 }
 
 function kernelsOf(

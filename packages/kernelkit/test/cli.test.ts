@@ -203,13 +203,13 @@ describe('kernelkit calibrate', () => {
     const file = JSON.parse(readFileSync(cache, 'utf8')) as { machines: Record<string, { backends: Record<string, unknown> }> };
     const set = candidateSet(Object.keys(file.machines[machineKey(machineIdentity())]!.backends));
     const key = 'scan work~10^6.75 u32 in:host out:array';
-    await writeMeasuredChoices(cache, machineIdentity(), set, { [key]: { backend: 'cpu', variant: 'sequential', trials: { 'cpu/sequential': { ms: 7.5, work: 6.4e6 }, 'piscina/two-pass': { ms: 9.25, work: 6.4e6 } } } });
+    await writeMeasuredChoices(cache, machineIdentity(), set, { [key]: { backend: 'cpu', variant: 'sequential', trials: { 'cpu/sequential': { ms: 7.5, work: 6.4e6, calls: 6 }, 'piscina/two-pass': { ms: 9.25, work: 6.4e6, calls: 5 } } } });
     const doctor = run(['doctor'], { KERNELKIT_CALIBRATION_CACHE: cache });
     expect(doctor.code).toBe(0);
     expect(doctor.stdout).toContain(`calibration (${cache}):`);
     expect(doctor.stdout).toMatch(/picks \(host arrays/);
     expect(doctor.stdout).toMatch(/measured choices/);
-    expect(doctor.stdout).toMatch(new RegExp(`${key.replace(/[\^.]/g, '\\$&')}: cpu/sequential \\(measured: cpu/sequential 7\\.5 ms, piscina/two-pass 9\\.3 ms\\); predicted \\w+/`));
+    expect(doctor.stdout).toMatch(new RegExp(`${key.replace(/[\^.]/g, '\\$&')}: cpu/sequential \\(measured: cpu/sequential 7\\.5 ms \\(6 calls\\), piscina/two-pass 9\\.3 ms \\(5 calls\\)\\); predicted \\w+/`));
   });
 
   it('--budget 0 is a usage error', () => {

@@ -5,16 +5,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
-import { OP_NAMES, makeConv2dArgs, makeScanArgs, makeStencil3dArgs, type BackendName, type DeviceArray, type OpName } from '@kernelkit/ops';
+import { OPS, OP_NAMES, makeConv2dArgs, makeScanArgs, makeStencil3dArgs, type BackendName, type DeviceArray, type OpName } from '@kernelkit/ops';
 import { createKernels, type CreateKernelsOptions } from '../src/kernels.js';
 import type { BackendLoaders } from '../src/loaders.js';
 import { CALIBRATION_FORMAT_VERSION, machineIdentity, machineKey, readCalibrationCache } from '../src/router/cache.js';
 import type { BackendCost, CostModel, TimeFit } from '../src/router/cost-model.js';
+import { formatRoute } from '../src/router/router.js';
+import { callShape } from '../src/router/call-shape.js';
+import { routingKey } from '../src/router/explore.js';
 import { fakeLoaders } from './fakes.js';
 
 const noEnv = {};
-/** The tests below follow trials of one timed call each and the factor 4 (the defaults are 2 calls and 8). */
-const ONE = { factor: 4, trialCalls: 1 };
+/** Most tests below follow trials of one timed call each and the factor 4 (the defaults: 2 calls and more up to 40 ms, and 8). */
+const ONE = { factor: 4, trialCalls: 1, trialMinMs: 0 };
 
 const tmp = (): string => join(mkdtempSync(join(tmpdir(), 'kk-explore-')), 'calibration.json');
 const CPU_VARIANTS = Object.fromEntries(OP_NAMES.map((op) => [op, createCpuBackend().variants(op)])) as Record<OpName, readonly string[]>;
@@ -87,7 +90,7 @@ describe('measured choice (exploration)', () => {
     // webgpu, predicted 400 ms against 4 × the best measured (40 ms, then 5), never ran: not even as the default backend.
     expect(runs.filter((r) => r.startsWith('webgpu'))).toEqual([]);
     const note = (await k.scan(scanArgs)).notes?.[0];
-    expect(note).toMatch(/^routed to piscina\/sequential: measured \d+\.\d ms over 2 trials, runner-up cpu\/sequential \d+\.\d ms$/);
+    expect(note).toMatch(/^routed to piscina\/sequential: measured \d+\.\d ms \(1 call\) over 2 trials, runner-up cpu\/sequential \d+\.\d ms \(1 call\)$/);
     await k.dispose();
   });
 
@@ -118,16 +121,39 @@ describe('measured choice (exploration)', () => {
     await k.dispose();
   });
 
-  it('by default a trial is two timed calls after the warm-up and the faster counts', async () => {
+  it('by default a long call gets two timed calls, a short one more until they add up to 40 ms; the candidates take turns', async () => {
     const { loaders } = timedLoaders(DELAYS);
     const k = await createKernels({ costModel: MODEL, explore: { factor: 4 } }, loaders, noEnv);
-    const routes = await calls(k, 8);
+    const routes = [];
+    do routes.push((await k.scan(scanArgs)).route);
+    while (!routes.at(-1)!.settled && routes.length < 40);
+    const steps = routes.map((r) => `${r.choice} ${r.backend}`);
+    // cpu (40 ms a call) and piscina (5 ms) alternate once both are warm; piscina goes on alone.
+    expect(steps.slice(0, 6)).toEqual(['warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'trial cpu', 'trial piscina']);
+    expect(steps.slice(6, -1).every((s) => s === 'trial piscina')).toBe(true);
+    expect(steps.at(-1)).toBe('measured piscina');
+    const settled = routes.at(-1)!;
+    expect(settled.trialCalls!['cpu/sequential']).toBe(2);
+    // Each piscina call takes 5 ms or (a timer firing a little early) just under: 40 ms take at most 9 of them.
+    const piscinaCalls = settled.trialCalls!['piscina/sequential']!;
+    expect(piscinaCalls).toBeGreaterThan(2);
+    expect(piscinaCalls).toBeLessThanOrEqual(9);
+    expect(routes.filter((r) => r.choice === 'trial' && r.backend === 'piscina')).toHaveLength(piscinaCalls);
+    // The trial notes count the calls; the settled note gives each trial's.
+    expect(routes[5]!.trialCalls!['piscina/sequential']).toBe(2);
+    expect(formatRoute(routes[5]!)).toMatch(/^routed to piscina\/sequential: trial call 2, measured \d+\.\d ms, predicted 20\.0 ms \(exploring 3 candidates, 2 measured\)$/);
+    expect(formatRoute(settled)).toMatch(new RegExp(`^routed to piscina/sequential: measured \\d+\\.\\d ms \\(${piscinaCalls} calls\\) over 2 trials, runner-up cpu/sequential \\d+\\.\\d ms \\(2 calls\\)$`));
+    await k.dispose();
+  });
+
+  it('trialMaxCalls caps a trial whose calls never add up to trialMinMs', async () => {
+    const { loaders } = timedLoaders({ 'cpu/sequential': 8, 'piscina/sequential': 1 });
+    const k = await createKernels({ costModel: MODEL, explore: { factor: 4, trialMinMs: 60_000, trialMaxCalls: 3 } }, loaders, noEnv);
+    const routes = await calls(k, 9);
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
-      'warm-up cpu', 'trial cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'trial piscina', 'measured piscina', 'measured piscina',
+      'warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'trial cpu', 'trial piscina', 'trial cpu', 'trial piscina', 'measured piscina',
     ]);
-    // The trial keeps the faster of its two calls.
-    expect(routes[6]!.trials!['piscina/sequential']).toBeLessThanOrEqual(Math.max(routes[4]!.measuredMs!, routes[5]!.measuredMs!));
-    expect(routes[6]!.trials!['piscina/sequential']).toBe(Math.min(routes[4]!.measuredMs!, routes[5]!.measuredMs!));
+    expect(routes[8]!.trialCalls).toEqual({ 'cpu/sequential': 3, 'piscina/sequential': 3 });
     await k.dispose();
   });
 
@@ -189,12 +215,15 @@ describe('measured choice (exploration)', () => {
     expect(file.version).toBe(CALIBRATION_FORMAT_VERSION);
     const choices = Object.values(file.machines[machineKey(machineIdentity())]!.choices)[0]!;
     expect(Object.values(choices).map((c) => c.backend)).toEqual(['piscina']);
+    // A trial is kept as its time, work and calls (not each call's time).
+    expect(Object.values(choices)[0]).toMatchObject({ trials: { 'piscina/sequential': { calls: 1 }, 'cpu/sequential': { calls: 1 } } });
+    expect(Object.keys((Object.values(choices)[0] as unknown as { trials: Record<string, object> }).trials['piscina/sequential']!).sort()).toEqual(['calls', 'ms', 'work']);
 
     const second = timedLoaders(DELAYS);
     const again = await createKernels({ costModel: MODEL, calibrationCache: path, explore: ONE }, second.loaders, noEnv);
     const r = await again.scan(scanArgs);
     expect(r.route).toMatchObject({ choice: 'measured', settled: true, backend: 'piscina' });
-    expect(r.notes?.[0]).toMatch(/over 2 trials, runner-up cpu\/sequential .* \(from the cache\)$/);
+    expect(r.notes?.[0]).toMatch(/^routed to piscina\/sequential: measured \d+\.\d ms \(1 call\) over 2 trials, runner-up cpu\/sequential \d+\.\d ms \(1 call\) \(from the cache\)$/);
     expect(second.runs).toEqual(['piscina/sequential']);
     await again.dispose();
 
@@ -228,7 +257,18 @@ describe('measured choice (exploration)', () => {
     const set = 'cpu + piscina/default threads + webgpu/adapter';
     writeFileSync(bad, JSON.stringify({ version: CALIBRATION_FORMAT_VERSION, machines: { [machineKey(machineIdentity())]: { machine: machineIdentity(), backends: {}, choices: { [set]: { anything: { backend: 'nowhere', variant: 1, trials: {} } } } } } }));
     expect((await readCalibrationCache(bad)).note).toMatch(/ignored 1 malformed entry/);
-    for (const path of [corrupt, bad]) {
+    // A trial without its count of calls (as format 3 kept them) is malformed in this format.
+    const uncounted = tmp();
+    // Filed under the scan calls' key: were it read, they would go to cpu without exploring.
+    const scanKey = routingKey(callShape('scan', OPS.scan.validate(scanArgs), 'array'), undefined);
+    const oldChoice = { backend: 'cpu', variant: 'sequential', trials: { 'cpu/sequential': { ms: 1, work: 1000 } } };
+    writeFileSync(uncounted, JSON.stringify({ version: CALIBRATION_FORMAT_VERSION, machines: { [machineKey(machineIdentity())]: { machine: machineIdentity(), backends: {}, choices: { [set]: { [scanKey]: oldChoice } } } } }));
+    expect((await readCalibrationCache(uncounted)).note).toMatch(/ignored 1 malformed entry/);
+    // A file of the format before (choices settled on two-call trials) is re-measured, without a warning.
+    const stale = tmp();
+    writeFileSync(stale, JSON.stringify({ version: 3, machines: { [machineKey(machineIdentity())]: { machine: machineIdentity(), backends: {}, choices: { [set]: { [scanKey]: oldChoice } } } } }));
+    expect((await readCalibrationCache(stale)).note).toMatch(/is format 3, this kernelkit writes 4: re-measuring/);
+    for (const path of [corrupt, bad, uncounted, stale]) {
       const { loaders } = timedLoaders(DELAYS);
       const k = await createKernels({ costModel: MODEL, calibrationCache: path, explore: ONE }, loaders, noEnv);
       expect((await calls(k, 5)).map((r) => r.choice)).toEqual(['warm-up', 'trial', 'warm-up', 'trial', 'measured']);
@@ -236,6 +276,7 @@ describe('measured choice (exploration)', () => {
     }
     await new Promise((r) => setImmediate(r));
     expect(warnings.filter((w) => w.message.includes(corrupt) || w.message.includes(bad)).length).toBeGreaterThanOrEqual(2);
+    expect(warnings.filter((w) => w.message.includes(stale))).toEqual([]);
     // The corrupt file was replaced by a good one holding the new choice.
     expect(Object.keys((await readCalibrationCache(corrupt)).file.machines)).toHaveLength(1);
   });
@@ -252,6 +293,10 @@ describe('measured choice (exploration)', () => {
       [{ explore: { trialMaxMs: -1 } }, 'options.explore.trialMaxMs'],
       [{ explore: { trialCalls: 0 } }, 'options.explore.trialCalls'],
       [{ explore: { trialCalls: 1.5 } }, 'options.explore.trialCalls'],
+      [{ explore: { trialMinMs: -1 } }, 'options.explore.trialMinMs'],
+      [{ explore: { trialMinMs: Infinity } }, 'options.explore.trialMinMs'],
+      [{ explore: { trialMaxCalls: 0 } }, 'options.explore.trialMaxCalls'],
+      [{ explore: { trialCalls: 4, trialMaxCalls: 3 } }, 'options.explore.trialMaxCalls'],
       [{ explore: 'yes' as never }, 'options.explore'],
       [{ backend: 'cpu', explore: true }, 'options.explore'],
     ];

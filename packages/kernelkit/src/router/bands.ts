@@ -61,7 +61,7 @@ export function formatMeasuredChoices(model: CostModel, choices: MeasuredChoices
   const entries = Object.entries(choices);
   if (entries.length === 0) return ['  (none yet: auto-routed calls record them as they explore)'];
   return entries.map(([key, c]) => {
-    const trials = Object.entries(c.trials).map(([name, t]) => `${name} ${t.ms.toFixed(1)} ms`).join(', ');
+    const trials = Object.entries(c.trials).map(([name, t]) => `${name} ${t.ms.toFixed(1)} ms (${t.calls} call${t.calls === 1 ? '' : 's'})`).join(', ');
     const op = key.split(' ')[0] as OpName;
     const t = c.trials[`${c.backend}/${c.variant}`];
     const steps = /steps~2\^(\d+)/.exec(key);

@@ -9,7 +9,7 @@ import type { BackendCost } from './cost-model.js';
 import type { MeasuredChoice } from './explore.js';
 
 /** Bumped when the file's shape or the calibration sizes change: older files are re-measured. */
-export const CALIBRATION_FORMAT_VERSION = 3;
+export const CALIBRATION_FORMAT_VERSION = 4;
 export const CALIBRATION_CACHE_ENV = 'KERNELKIT_CALIBRATION_CACHE';
 
 /** What makes timings from one machine (or one kernelkit release) useless on another. */
@@ -79,7 +79,7 @@ function isBackendCost(v: unknown): v is BackendCost {
   );
 }
 
-const isTrial = (v: unknown): boolean => isFit(v, ['ms', 'work']);
+const isTrial = (v: unknown): boolean => isFit(v, ['ms', 'work']) && Number.isInteger((v as Record<string, unknown>)['calls']) && ((v as Record<string, number>)['calls'] ?? 0) >= 1;
 
 function isMeasuredChoice(v: unknown): v is MeasuredChoice {
   return (

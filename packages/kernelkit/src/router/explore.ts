@@ -4,16 +4,29 @@ import type { CallShape } from './cost-model.js';
 
 /** Candidates predicted within this factor of the best measured time get a trial. */
 export const DEFAULT_EXPLORE_FACTOR = 8;
-/** Timed calls per trial (after the warm-up); the fastest counts, so one slow call does not decide. */
+/** Timed calls every trial makes at least (after the warm-up). */
 export const TRIAL_CALLS = 2;
+/**
+ * A trial keeps timing until its timed calls add up to this many ms: a short call's first few
+ * runs see a GPU's clocks still ramping from idle, a fresh worker thread's wasm on baseline code
+ * and first-touch page faults, which tens of ms of calls outlast; a handful of candidates' trials
+ * still cost a routing key well under a second.
+ */
+export const DEFAULT_TRIAL_MIN_MS = 40;
+/** The most timed calls one trial makes, however short they are: a microsecond call must not take thousands of calls to learn. */
+export const TRIAL_MAX_CALLS = 16;
 /** A candidate predicted slower than this per call gets no trial: learning must not cost a huge call on a slow backend. */
 export const DEFAULT_TRIAL_MAX_MS = 2000;
 
 export interface ExploreSettings {
   readonly factor: number;
   readonly trialMaxMs: number;
-  /** Timed calls per trial (default TRIAL_CALLS). */
+  /** Timed calls a trial makes at least (default TRIAL_CALLS). */
   readonly trialCalls?: number;
+  /** Timed ms a trial adds up to at least, unless it reaches `trialMaxCalls` first (default DEFAULT_TRIAL_MIN_MS). */
+  readonly trialMinMs?: number;
+  /** Timed calls a trial makes at most once it has `trialCalls` (default TRIAL_MAX_CALLS). */
+  readonly trialMaxCalls?: number;
 }
 
 /** One backend and variant the router can send a call to, with its prediction for the call at hand. */
@@ -26,20 +39,54 @@ export interface Pick {
   readonly startMs: number;
 }
 
-/** A candidate's trial for a routing key: its fastest timed call's end-to-end ms and work, and how many calls were timed (absent: a complete trial, as the cache keeps them). */
+/** A candidate's trial for a routing key, as the cache keeps it: its end-to-end ms at `work` (trialMs of its timed calls) and how many calls were timed. */
 export interface Trial {
   readonly ms: number;
   readonly work: number;
-  readonly calls?: number;
+  readonly calls: number;
 }
 
-/** `trial` with one more timed call of `ms` at `work` folded in (the faster per unit of work is kept). */
-export function addTrialCall(trial: Trial | undefined, ms: number, work: number): Trial {
-  const calls = (trial?.calls ?? 0) + 1;
-  return trial !== undefined && scaledMs(trial, work) <= ms ? { ms: trial.ms, work: trial.work, calls } : { ms, work, calls };
+/** A trial under way: each timed call's ms scaled to the trial's `work`, and the wall ms they took together. */
+export interface TrialRun extends Trial {
+  readonly samples: readonly number[];
+  readonly timedMs: number;
 }
 
-const complete = (t: Trial | undefined, calls: number): boolean => t !== undefined && (t.calls ?? calls) >= calls;
+/**
+ * A trial's time from its calls: the median of the fastest half. The slow half absorbs cold
+ * clocks, first calls on baseline code and one-off page faults, as the fastest alone would, but
+ * one lucky call does not decide, and a candidate whose calls vary widely is not favoured over
+ * a steady one (the comparison that matters is of typical calls). Of two calls: the faster.
+ */
+export function trialMs(samples: readonly number[]): number {
+  const fastest = [...samples].sort((a, b) => a - b).slice(0, Math.ceil(samples.length / 2));
+  const mid = fastest.length >> 1;
+  return fastest.length % 2 === 1 ? fastest[mid]! : (fastest[mid - 1]! + fastest[mid]!) / 2;
+}
+
+/** `trial` with one more timed call of `ms` at `work` folded in (scaled to the trial's work: calls of one key differ in size by up to a band's width). */
+export function addTrialCall(trial: TrialRun | undefined, ms: number, work: number): TrialRun {
+  const at = trial?.work ?? work;
+  const samples = [...(trial?.samples ?? []), work > 0 && at > 0 ? (ms * at) / work : ms];
+  return { ms: trialMs(samples), work: at, calls: samples.length, samples, timedMs: (trial?.timedMs ?? 0) + ms };
+}
+
+/** The bounds of one trial under `s`. */
+export const trialBounds = (s: ExploreSettings): { readonly minCalls: number; readonly minMs: number; readonly maxCalls: number } => ({
+  minCalls: s.trialCalls ?? TRIAL_CALLS,
+  minMs: s.trialMinMs ?? DEFAULT_TRIAL_MIN_MS,
+  maxCalls: Math.max(s.trialCalls ?? TRIAL_CALLS, s.trialMaxCalls ?? TRIAL_MAX_CALLS),
+});
+
+/** Whether a trial has timed enough: its minimum calls, and its minimum ms or its most calls. */
+export function trialComplete(t: TrialRun | undefined, s: ExploreSettings): boolean {
+  if (t === undefined) return false;
+  const b = trialBounds(s);
+  return t.calls >= b.minCalls && (t.timedMs >= b.minMs || t.calls >= b.maxCalls);
+}
+
+/** The cached form of a trial: its time, work and calls, without the samples. */
+export const trialOf = (t: Trial): Trial => ({ ms: t.ms, work: t.work, calls: t.calls });
 
 /** What the cache keeps per routing key: the trials (by `backend/variant`) and the candidate settled on. */
 export interface MeasuredChoice {
@@ -77,10 +124,13 @@ export type Decision =
  * first. Each candidate whose running time (start-up left out: it is paid once, and trials are
  * timed after a warm-up) is predicted within `factor` of the best time measured so far (of the
  * best prediction before anything is measured), and whose call with start-up is predicted
- * under `trialMaxMs`, gets a trial of `TRIAL_CALLS` timed calls, in predicted order; the prediction's own pick always does,
- * since it runs anyway. With none left untried, the key settles on the fastest measured.
+ * under `trialMaxMs`, gets a trial (see trialComplete); the prediction's own pick always does,
+ * since it runs anyway, and so does a candidate whose trial has begun. Candidates take turns: the next call goes to the open trial with the
+ * fewest timed calls (the earlier in predicted order on a tie), so a slow phase of the machine
+ * lands on every candidate's calls, not on one trial. With none open, the key settles on the
+ * fastest measured.
  */
-export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Trial>, work: number, s: ExploreSettings): Decision | undefined {
+export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, TrialRun>, work: number, s: ExploreSettings): Decision | undefined {
   const best = ranked[0];
   if (best === undefined) return undefined;
   let reference = Infinity;
@@ -90,7 +140,14 @@ export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Tria
   }
   if (reference === Infinity) reference = best.predictedMs - best.startMs;
   const near = (p: Pick): boolean => p.predictedMs - p.startMs <= s.factor * reference && p.predictedMs <= s.trialMaxMs;
-  const next = ranked.find((p, i) => !complete(trials.get(pickName(p)), s.trialCalls ?? TRIAL_CALLS) && (i === 0 || near(p)));
+  const callsOf = (p: Pick): number => trials.get(pickName(p))?.calls ?? 0;
+  let next: Pick | undefined;
+  for (const [i, p] of ranked.entries()) {
+    const t = trials.get(pickName(p));
+    // A trial once begun runs to its end: its own fast calls must not push it out of the factor.
+    if (trialComplete(t, s) || (i > 0 && t === undefined && !near(p))) continue;
+    if (next === undefined || callsOf(p) < callsOf(next)) next = p;
+  }
   if (next !== undefined) return { kind: 'explore', pick: next };
   const choice = settle(ranked, trials, work);
   return choice === undefined ? { kind: 'predicted', pick: best } : choice;
@@ -105,5 +162,6 @@ function settle(ranked: readonly Pick[], trials: ReadonlyMap<string, Trial>, wor
     if (t !== undefined && scaledMs(t, work) < winnerMs) [winner, winnerMs] = [p, scaledMs(t, work)];
   }
   if (winner === undefined) return undefined;
-  return { kind: 'settled', pick: winner, choice: { backend: winner.name, variant: winner.variant, trials: Object.fromEntries(trials) } };
+  const kept = Object.fromEntries([...trials].map(([name, t]) => [name, trialOf(t)]));
+  return { kind: 'settled', pick: winner, choice: { backend: winner.name, variant: winner.variant, trials: kept } };
 }

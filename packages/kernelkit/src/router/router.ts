@@ -14,7 +14,7 @@ import type { ChildMessage, ChildRequest } from './calibrate-child.js';
 import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
-import { addTrialCall, decide, pickName, routingKey, type ExploreSettings, type MeasuredChoice, type Pick, type Trial } from './explore.js';
+import { addTrialCall, decide, pickName, routingKey, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun } from './explore.js';
 
 /**
  * How the call's backend was chosen. 'fixed': the one backend of route: 'fixed'. 'default': no
@@ -44,8 +44,10 @@ export interface RouteInfo {
   readonly candidates?: number;
   /** This call's end-to-end ms, for a trial; the chosen candidate's trial ms, for 'measured'. */
   readonly measuredMs?: number;
-  /** 'measured' and 'trial': every trial of the key so far, ms by `backend/variant`. */
+  /** 'measured' and 'trial': every trial of the key so far, ms by `backend/variant` (see trialMs in explore.ts). */
   readonly trials?: Readonly<Record<string, number>>;
+  /** With `trials`: how many calls each trial timed, by `backend/variant`. */
+  readonly trialCalls?: Readonly<Record<string, number>>;
 }
 
 export interface CalibrationReport {
@@ -120,7 +122,7 @@ export class Router {
    */
   private readonly warm = new Set<string>();
   /** Trials per routing key while it explores, by `backend/variant`. */
-  private readonly trials = new Map<string, Map<string, Trial>>();
+  private readonly trials = new Map<string, Map<string, TrialRun>>();
   /** Settled routing keys: measured here, or read from the cache. */
   private readonly settled = new Map<string, MeasuredChoice & { readonly cached: boolean }>();
   /** Routed calls holding each backend, from before its start to the call's end: such a backend is never released. */
@@ -540,13 +542,14 @@ export class Router {
     const { pick, choice } = chosen;
     const base = { mode: 'auto' as const, backend: pick.name, variant: pick.variant, predictedMs: pick.predictedMs, key, candidates: ranked.length, choice };
     const msOf = (t: Readonly<Record<string, Trial>>): Record<string, number> => Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v.ms]));
+    const callsOf = (t: Readonly<Record<string, Trial>>): Record<string, number> => Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v.calls]));
     if (choice === 'measured') {
       const trials = chosen.measured!.trials;
       const own = trials[pickName(pick)];
       const other = ranked.filter((p) => pickName(p) !== pickName(pick) && trials[pickName(p)] !== undefined).sort((a, b) => trials[pickName(a)]!.ms / trials[pickName(a)]!.work - trials[pickName(b)]!.ms / trials[pickName(b)]!.work)[0];
       const n = Object.keys(trials).length;
       return {
-        ...base, settled: true, trials: msOf(trials),
+        ...base, settled: true, trials: msOf(trials), trialCalls: callsOf(trials),
         ...(own === undefined ? {} : { measuredMs: own.ms }),
         ...(other === undefined ? {} : { runnerUp: { backend: other.name, variant: other.variant, predictedMs: other.predictedMs, measuredMs: trials[pickName(other)]!.ms } }),
         reason: `fastest measured of ${n} candidate${n === 1 ? '' : 's'} for this op and size band${chosen.measured!.cached ? ' (measured choice from the cache)' : ''}`,
@@ -559,9 +562,11 @@ export class Router {
     if (choice === 'trial') trials.set(pickName(pick), addTrialCall(trials.get(pickName(pick)), ms, shape.work));
     const tried = Object.fromEntries(trials);
     return {
-      ...base, ...runnerUp, settled: false, trials: msOf(tried),
+      ...base, ...runnerUp, settled: false, trials: msOf(tried), trialCalls: callsOf(tried),
       ...(choice === 'trial' ? { measuredMs: ms } : {}),
-      reason: choice === 'trial' ? 'a trial: candidates predicted near the best are each timed on a few calls' : "a warm-up: the candidate's first call of this key here, not timed as its trial",
+      reason: choice === 'trial'
+        ? 'a trial: candidates predicted near the best take turns, each timed on calls adding up to a minimum time'
+        : "a warm-up: the candidate's first call of this key here, not timed as its trial",
     };
   }
 
@@ -604,20 +609,31 @@ export class Router {
 
 const ms1 = (x: number): string => `${x.toFixed(1)} ms`;
 
-/** The route as the result's first note, e.g. "routed to webgpu/auto: measured 79.0 ms over 3 trials, runner-up piscina/wasm-simd 131.0 ms". */
+/**
+ * The route as the result's first note, e.g. "routed to webgpu/auto: measured 79.0 ms (2 calls)
+ * over 3 trials, runner-up piscina/wasm-simd 131.0 ms (2 calls)".
+ */
 export function formatRoute(r: RouteInfo): string {
   const head = `routed to ${r.backend}/${r.variant}`;
   const ru = r.runnerUp;
+  const calls = (name: string): string => {
+    const n = r.trialCalls?.[name];
+    return n === undefined ? '' : ` (${n} call${n === 1 ? '' : 's'})`;
+  };
   switch (r.choice) {
     case 'measured': {
       const n = Object.keys(r.trials ?? {}).length;
-      const measured = r.measuredMs === undefined ? 'measured fastest' : `measured ${ms1(r.measuredMs)}`;
-      const runner = ru?.measuredMs === undefined ? '' : `, runner-up ${ru.backend}/${ru.variant} ${ms1(ru.measuredMs)}`;
+      const measured = r.measuredMs === undefined ? 'measured fastest' : `measured ${ms1(r.measuredMs)}${calls(`${r.backend}/${r.variant}`)}`;
+      const runner = ru?.measuredMs === undefined ? '' : `, runner-up ${ru.backend}/${ru.variant} ${ms1(ru.measuredMs)}${calls(`${ru.backend}/${ru.variant}`)}`;
       return `${head}: ${measured} over ${n} trial${n === 1 ? '' : 's'}${runner}${r.reason.includes('cache') ? ' (from the cache)' : ''}`;
     }
     case 'trial':
     case 'warm-up': {
-      const what = r.choice === 'trial' ? `trial, measured ${ms1(r.measuredMs!)}, predicted ${ms1(r.predictedMs!)}` : `warm-up before its trial, predicted ${ms1(r.predictedMs!)}`;
+      const call = r.trialCalls?.[`${r.backend}/${r.variant}`];
+      const what =
+        r.choice === 'trial'
+          ? `trial call ${call ?? '?'}, measured ${ms1(r.measuredMs!)}, predicted ${ms1(r.predictedMs!)}`
+          : `warm-up before its trial, predicted ${ms1(r.predictedMs!)}`;
       return `${head}: ${what} (exploring ${r.candidates} candidates, ${Object.keys(r.trials ?? {}).length} measured)`;
     }
     case 'predicted':

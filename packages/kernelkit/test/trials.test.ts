@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { addTrialCall, decide, pickName, trialMs, type ExploreSettings, type MeasuredChoice, type Pick, type TrialRun } from '../src/router/explore.js';
+
+/**
+ * The router's exploring loop without backends or clocks: `decide` picks, a candidate's first
+ * pick is its untimed warm-up (as Router.choose has it), and each later one is timed at
+ * `callMs(name, i)` for its i-th timed call. Returns the steps up to the settled one.
+ */
+function explore(ranked: readonly Pick[], callMs: (name: string, i: number) => number, s: ExploreSettings, work = 1000): { steps: string[]; trials: Map<string, TrialRun>; choice?: MeasuredChoice } {
+  const trials = new Map<string, TrialRun>();
+  const warm = new Set<string>();
+  const steps: string[] = [];
+  for (let n = 0; n < 200; n++) {
+    const d = decide(ranked, trials, work, s)!;
+    const name = pickName(d.pick);
+    if (d.kind !== 'explore') {
+      steps.push(`${d.kind} ${name}`);
+      return { steps, trials, ...(d.kind === 'settled' ? { choice: d.choice } : {}) };
+    }
+    if (!warm.has(name)) {
+      warm.add(name);
+      steps.push(`warm-up ${name}`);
+      continue;
+    }
+    const t = trials.get(name);
+    trials.set(name, addTrialCall(t, callMs(name, t?.calls ?? 0), work));
+    steps.push(`trial ${name}`);
+  }
+  throw new Error('did not settle in 200 calls');
+}
+
+const pick = (name: Pick['name'], predictedMs: number): Pick => ({ name, variant: 'v', predictedMs, startMs: 0 });
+const DEFAULTS: ExploreSettings = { factor: 8, trialMaxMs: 2000 };
+const counts = (trials: ReadonlyMap<string, TrialRun>): Record<string, number> => Object.fromEntries([...trials].map(([k, t]) => [k, t.calls]));
+const steady = (ms: Record<string, number>) => (name: string): number => ms[name]!;
+
+describe('trials', () => {
+  it("a trial's time is the median of its fastest half of calls (of two, the faster)", () => {
+    expect(trialMs([5])).toBe(5);
+    expect(trialMs([7, 5])).toBe(5);
+    expect(trialMs([9, 1, 5])).toBe(3);
+    expect(trialMs([9, 1, 5, 2])).toBe(1.5);
+    // Sixteen calls: the fastest eight are 1..8, their median 4.5; the slow eight do not count.
+    expect(trialMs([16, 1, 15, 2, 14, 3, 13, 4, 12, 5, 11, 6, 10, 7, 9, 8])).toBe(4.5);
+  });
+
+  it('folds calls of other sizes in at the size of the first: each scaled by work', () => {
+    const t = addTrialCall(addTrialCall(undefined, 10, 1000), 30, 2000);
+    expect(t).toEqual({ ms: 10, work: 1000, calls: 2, samples: [10, 15], timedMs: 40 });
+  });
+
+  it('short calls get more timed calls until they add up to trialMinMs; long calls get TRIAL_CALLS', () => {
+    // Predicted alike (all within the factor of the best), measured 3, 30 and 100 ms a call.
+    const ranked = [pick('cpu', 10), pick('piscina', 12), pick('webgpu', 15)];
+    const { trials, steps } = explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), DEFAULTS);
+    // 3 ms calls: 14 add up to 42 ms, the first past 40; 30 ms calls: 2 (60 ms); 100 ms calls: 2.
+    expect(counts(trials)).toEqual({ 'cpu/v': 14, 'piscina/v': 2, 'webgpu/v': 2 });
+    expect(steps.at(-1)).toBe('settled cpu/v');
+    // A smaller minimum asks fewer calls of the short candidate, never fewer than trialCalls.
+    expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { ...DEFAULTS, trialMinMs: 10 }).trials)).toEqual({ 'cpu/v': 4, 'piscina/v': 2, 'webgpu/v': 2 });
+    expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { ...DEFAULTS, trialMinMs: 0, trialCalls: 3 }).trials)).toEqual({ 'cpu/v': 3, 'piscina/v': 3, 'webgpu/v': 3 });
+  });
+
+  it('caps a trial at TRIAL_MAX_CALLS (16) timed calls, or trialMaxCalls', () => {
+    const ranked = [pick('cpu', 0.1), pick('piscina', 0.2)];
+    const ms = steady({ 'cpu/v': 0.1, 'piscina/v': 0.2 });
+    expect(counts(explore(ranked, ms, DEFAULTS).trials)).toEqual({ 'cpu/v': 16, 'piscina/v': 16 });
+    expect(counts(explore(ranked, ms, { ...DEFAULTS, trialMaxCalls: 5 }).trials)).toEqual({ 'cpu/v': 5, 'piscina/v': 5 });
+  });
+
+  it('candidates take turns: the next call goes to the open trial with the fewest timed calls', () => {
+    const ranked = [pick('cpu', 10), pick('piscina', 20), pick('webgpu', 30)];
+    const { steps } = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': 20, 'webgpu/v': 5 }), { ...DEFAULTS, trialMinMs: 30 });
+    expect(steps).toEqual([
+      'warm-up cpu/v', 'trial cpu/v',
+      'warm-up piscina/v', 'trial piscina/v',
+      'warm-up webgpu/v', 'trial webgpu/v',
+      'trial cpu/v', 'trial piscina/v', 'trial webgpu/v',
+      // piscina's two calls add up to 40 ms: done. cpu's third makes 30 ms; webgpu needs six (30 ms).
+      'trial cpu/v', 'trial webgpu/v',
+      'trial webgpu/v', 'trial webgpu/v', 'trial webgpu/v',
+      'settled webgpu/v',
+    ]);
+  });
+
+  it('settles on the fastest typical call: cold first calls and one lucky call do not decide', () => {
+    const ranked = [pick('piscina', 3), pick('webgpu', 3)];
+    // webgpu's first two calls are cold (clocks ramping), then 2 ms; piscina is a steady 3 ms.
+    // Two timed calls would keep webgpu's 8 ms against piscina's 3.
+    const cold = (name: string, i: number): number => (name === 'webgpu/v' ? (i < 2 ? [9, 8][i]! : 2) : 3);
+    const a = explore(ranked, cold, DEFAULTS);
+    expect(a.steps.at(-1)).toBe('settled webgpu/v');
+    expect(a.choice!.trials).toEqual({ 'piscina/v': { ms: 3, work: 1000, calls: 14 }, 'webgpu/v': { ms: 2, work: 1000, calls: 14 } });
+    // piscina's one lucky 1 ms call among steady 5 ms ones loses to webgpu's steady 3 ms.
+    const lucky = (name: string, i: number): number => (name === 'piscina/v' ? (i === 0 ? 1 : 5) : 3);
+    expect(explore(ranked, lucky, DEFAULTS).steps.at(-1)).toBe('settled webgpu/v');
+    expect(explore(ranked, lucky, { ...DEFAULTS, trialMinMs: 0, trialCalls: 2 }).steps.at(-1)).toBe('settled piscina/v');
+  });
+
+  it('a trial once begun runs to its end, even when its own calls push it past the factor of the best', () => {
+    // piscina is predicted 20 ms and measured 1 ms: its prediction is then 20× the best measured.
+    const ranked = [pick('cpu', 10), pick('piscina', 20)];
+    const { trials } = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': 1 }), { ...DEFAULTS, factor: 4 });
+    expect(counts(trials)).toEqual({ 'cpu/v': 4, 'piscina/v': 16 });
+  });
+
+  it('gives no trial to a candidate predicted beyond the factor or over trialMaxMs, and settles without it', () => {
+    // webgpu is within 4× of cpu but predicted over trialMaxMs; piscina is beyond 4×.
+    const ranked = [pick('cpu', 10), pick('webgpu', 35), pick('piscina', 200)];
+    const { steps, trials } = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': 1, 'webgpu/v': 1 }), { ...DEFAULTS, factor: 4, trialMaxMs: 30 });
+    expect(counts(trials)).toEqual({ 'cpu/v': 4 });
+    expect(steps.at(-1)).toBe('settled cpu/v');
+  });
+});
