@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addTrialCall, decide, pickName, trialMs, type ExploreSettings, type MeasuredChoice, type Pick, type TrialRun } from '../src/router/explore.js';
+import { addTrialCall, decide, pickName, trialTime, type ExploreSettings, type MeasuredChoice, type Pick, type TrialRun } from '../src/router/explore.js';
 
 /**
  * The router's exploring loop without backends or clocks: `decide` picks, a candidate's first
@@ -36,12 +36,12 @@ const steady = (ms: Record<string, number>) => (name: string): number => ms[name
 
 describe('trials', () => {
   it("a trial's time is the median of its fastest half of calls (of two, the faster)", () => {
-    expect(trialMs([5])).toBe(5);
-    expect(trialMs([7, 5])).toBe(5);
-    expect(trialMs([9, 1, 5])).toBe(3);
-    expect(trialMs([9, 1, 5, 2])).toBe(1.5);
+    expect(trialTime([5])).toBe(5);
+    expect(trialTime([7, 5])).toBe(5);
+    expect(trialTime([9, 1, 5])).toBe(3);
+    expect(trialTime([9, 1, 5, 2])).toBe(1.5);
     // Sixteen calls: the fastest eight are 1..8, their median 4.5; the slow eight do not count.
-    expect(trialMs([16, 1, 15, 2, 14, 3, 13, 4, 12, 5, 11, 6, 10, 7, 9, 8])).toBe(4.5);
+    expect(trialTime([16, 1, 15, 2, 14, 3, 13, 4, 12, 5, 11, 6, 10, 7, 9, 8])).toBe(4.5);
   });
 
   it('folds calls of other sizes in at the size of the first: each scaled by work', () => {

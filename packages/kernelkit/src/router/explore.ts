@@ -39,7 +39,7 @@ export interface Pick {
   readonly startMs: number;
 }
 
-/** A candidate's trial for a routing key, as the cache keeps it: its end-to-end ms at `work` (trialMs of its timed calls) and how many calls were timed. */
+/** A candidate's trial for a routing key, as the cache keeps it: its end-to-end ms at `work` (trialTime of its timed calls) and how many calls were timed. */
 export interface Trial {
   readonly ms: number;
   readonly work: number;
@@ -58,7 +58,7 @@ export interface TrialRun extends Trial {
  * one lucky call does not decide, and a candidate whose calls vary widely is not favoured over
  * a steady one (the comparison that matters is of typical calls). Of two calls: the faster.
  */
-export function trialMs(samples: readonly number[]): number {
+export function trialTime(samples: readonly number[]): number {
   const fastest = [...samples].sort((a, b) => a - b).slice(0, Math.ceil(samples.length / 2));
   const mid = fastest.length >> 1;
   return fastest.length % 2 === 1 ? fastest[mid]! : (fastest[mid - 1]! + fastest[mid]!) / 2;
@@ -68,7 +68,7 @@ export function trialMs(samples: readonly number[]): number {
 export function addTrialCall(trial: TrialRun | undefined, ms: number, work: number): TrialRun {
   const at = trial?.work ?? work;
   const samples = [...(trial?.samples ?? []), work > 0 && at > 0 ? (ms * at) / work : ms];
-  return { ms: trialMs(samples), work: at, calls: samples.length, samples, timedMs: (trial?.timedMs ?? 0) + ms };
+  return { ms: trialTime(samples), work: at, calls: samples.length, samples, timedMs: (trial?.timedMs ?? 0) + ms };
 }
 
 /** The bounds of one trial under `s`. */

@@ -44,7 +44,7 @@ export interface RouteInfo {
   readonly candidates?: number;
   /** This call's end-to-end ms, for a trial; the chosen candidate's trial ms, for 'measured'. */
   readonly measuredMs?: number;
-  /** 'measured' and 'trial': every trial of the key so far, ms by `backend/variant` (see trialMs in explore.ts). */
+  /** 'measured' and 'trial': every trial of the key so far, ms by `backend/variant` (see trialTime in explore.ts). */
   readonly trials?: Readonly<Record<string, number>>;
   /** With `trials`: how many calls each trial timed, by `backend/variant`. */
   readonly trialCalls?: Readonly<Record<string, number>>;
