@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { AbortError, DisposedError, KernelkitError, now, WorkerError, type TypedArray } from '@kernelkit/core';
 import type { OpName } from '@kernelkit/ops';
 import type { Pool } from './pool.js';
-import { STOPPED_MESSAGE, type Dtype, type Ref, type Task } from './protocol.js';
+import { STOPPED_MESSAGE, UNIT_DONE, UNIT_FLAGS, UNIT_STAGED, UNIT_STOP, type Dtype, type Ref, type Task } from './protocol.js';
 
 type Ctor<T extends TypedArray> = new (buffer: SharedArrayBuffer | number, byteOffset?: number, length?: number) => T;
 
@@ -27,6 +27,12 @@ export function split(n: number, parts: number): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   for (let i = 0; i < p; i++) out.push([Math.floor((i * n) / p), Math.floor(((i + 1) * n) / p)]);
   return out;
+}
+
+/** The bounds of `split(n, parts)` as one list: part i is [b[i], b[i + 1]). */
+export function splitBounds(n: number, parts: number): number[] {
+  const ranges = split(n, parts);
+  return [...ranges.map(([a]) => a), ranges[ranges.length - 1]![1]];
 }
 
 /** Number of tasks: enough for load balance (`perThread` × threads), none smaller than `minWork`. */
@@ -85,17 +91,32 @@ export class SharedInput<T extends TypedArray> {
 }
 
 /**
+ * Results up to this size come back as ordinary arrays when the op copies finished parts as they
+ * come in (`SharedOutput` with `partsCopied`). The allocator hands a dropped result's memory to the
+ * next one of its size, while each fresh SharedArrayBuffer costs a page fault per 4 KiB, which on
+ * short calls costs more than copying the parts while the workers go on. Larger allocations (past
+ * glibc's largest mmap threshold, 32 MiB) are fresh pages either way: those results stay shared and
+ * the workers fault them in, in parallel.
+ */
+export const ORDINARY_RESULT_MAX_BYTES = 32 * 2 ** 20;
+
+/**
  * Where the workers write. Without an `out` the result is a fresh SharedArrayBuffer-backed array
  * that the workers fill directly (no copy on this thread, and its pages are faulted in by the
- * workers, in parallel). A shared `out` is written in place too (the one exception to "`out` is
- * written only on success": after a failure its contents are unspecified). A caller's ordinary
- * `out` cannot be reached from a worker: the workers write a pooled SharedArrayBuffer (or
- * `staging`) and it is copied into `out` in one go once every task has succeeded.
+ * workers, in parallel), or, for ops that copy finished parts (`partsCopied`) and results up to
+ * `ORDINARY_RESULT_MAX_BYTES`, an ordinary array that this thread fills from a pooled shared
+ * buffer part by part while the workers go on. A shared `out` is written in place (the one
+ * exception to "`out` is written only on success": after a failure its contents are unspecified).
+ * A caller's ordinary `out` cannot be reached from a worker: the workers write a pooled
+ * SharedArrayBuffer (or `staging`) and it is copied into `out` in one go once every task has
+ * succeeded.
  */
 export class SharedOutput<T extends TypedArray> {
   readonly ref: Ref;
   readonly view: T;
   private readonly dest: T | undefined;
+  /** True when `dest` is our own result, filled part by part through `copyPart`. */
+  readonly byParts: boolean = false;
   constructor(
     private readonly call: Call,
     ctor: Ctor<T>,
@@ -103,9 +124,15 @@ export class SharedOutput<T extends TypedArray> {
     out: T | undefined,
     /** Used instead of a pooled buffer for an ordinary `out` (a shared buffer the op has anyway). */
     staging?: T,
+    /** The op calls `copyPart` for each finished part, so a small result may be an ordinary array. */
+    partsCopied = false,
   ) {
     const bytes = length * (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
-    if (out === undefined) this.view = new ctor(new SharedArrayBuffer(bytes), 0, length);
+    if (out === undefined && partsCopied && bytes <= ORDINARY_RESULT_MAX_BYTES) {
+      this.view = new ctor(call.acquire(bytes), 0, length);
+      this.dest = new ctor(length);
+      this.byParts = true;
+    } else if (out === undefined) this.view = new ctor(new SharedArrayBuffer(bytes), 0, length);
     else if (isShared(out)) this.view = out;
     else {
       this.view = staging ?? new ctor(call.acquire(bytes), 0, length);
@@ -117,9 +144,17 @@ export class SharedOutput<T extends TypedArray> {
   get direct(): boolean {
     return this.dest === undefined;
   }
+  /** Copies elements [start, end), which the workers have finished, into our own ordinary result. */
+  copyPart(start: number, end: number): void {
+    if (!this.byParts) return;
+    const t0 = now();
+    this.dest!.set(this.view.subarray(start, end), start);
+    this.call.readbackMs += now() - t0;
+    this.call.copiedOutBytes += (end - start) * this.view.BYTES_PER_ELEMENT;
+  }
   /** After every task succeeded: fills a caller's ordinary `out` (everything else is already in place). */
   complete(): void {
-    if (this.dest === undefined || this.call.failed) return;
+    if (this.dest === undefined || this.byParts || this.call.failed) return;
     const t0 = now();
     this.dest.set(this.view);
     this.call.readbackMs += now() - t0;
@@ -149,7 +184,7 @@ export class Call {
   private readonly ac = new AbortController();
   readonly signal: AbortSignal;
   private inflight = 0;
-  private wake: (() => void) | undefined;
+  private wake: Array<() => void> = [];
   private error: unknown;
   private errorFromWorker = false;
   private hasError = false;
@@ -186,8 +221,13 @@ export class Call {
     return new SharedInput(this, a);
   }
 
-  output<T extends TypedArray>(ctor: Ctor<T>, length: number, out: T | undefined, reuse?: T): SharedOutput<T> {
-    return new SharedOutput(this, ctor, length, out, reuse);
+  output<T extends TypedArray>(ctor: Ctor<T>, length: number, out: T | undefined, reuse?: T, partsCopied = false): SharedOutput<T> {
+    return new SharedOutput(this, ctor, length, out, reuse, partsCopied);
+  }
+
+  /** Units over `bounds` for this call's tasks to claim (see `ClaimedUnits`). */
+  units(bounds: readonly number[]): Units {
+    return new Units(this, bounds);
   }
 
   /** Registers a hook run once when the call fails or is aborted (e.g. release barrier waiters). */
@@ -245,16 +285,12 @@ export class Call {
   }
 
   private settle(): void {
-    if (--this.inflight === 0 && this.wake !== undefined) {
-      const w = this.wake;
-      this.wake = undefined;
-      w();
-    }
+    if (--this.inflight === 0) for (const w of this.wake.splice(0)) w();
   }
 
   /** Waits until no task is in flight; returns false when the call has failed. */
   async drain(): Promise<boolean> {
-    while (this.inflight > 0) await new Promise<void>((resolve) => (this.wake = resolve));
+    while (this.inflight > 0) await new Promise<void>((resolve) => this.wake.push(resolve));
     return !this.failed;
   }
 
@@ -279,5 +315,71 @@ export class Call {
     if (err instanceof KernelkitError || (this.hasError && !this.errorFromWorker)) return err as Error;
     const msg = err instanceof Error ? err.message : String(err);
     return new WorkerError(`${this.op}: a worker failed: ${msg}`, { cause: err });
+  }
+}
+
+/** `Atomics.waitAsync` (ES2024, in Node since 16), which the project's ES2023 lib does not declare. */
+const waitAsync = (Atomics as unknown as {
+  waitAsync(a: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
+}).waitAsync.bind(Atomics);
+
+/**
+ * The main thread's side of `ClaimedUnits`: says which units' input is staged, and hands each
+ * finished unit to the op (to copy its part of the result) while the workers go on.
+ */
+export class Units {
+  readonly ctrl: SharedArrayBuffer;
+  readonly count: number;
+  private readonly words: Int32Array;
+  constructor(
+    private readonly call: Call,
+    readonly bounds: readonly number[],
+  ) {
+    this.count = bounds.length - 1;
+    this.ctrl = new SharedArrayBuffer((UNIT_FLAGS + this.count) * 4);
+    this.words = new Int32Array(this.ctrl);
+    call.whenStopped(() => {
+      Atomics.store(this.words, UNIT_STOP, 1);
+      Atomics.notify(this.words, UNIT_STAGED);
+    });
+  }
+
+  /** Lets the workers start units [0, u]: their input is in shared memory. */
+  staged(u: number): void {
+    Atomics.store(this.words, UNIT_STAGED, u + 1);
+    Atomics.notify(this.words, UNIT_STAGED);
+  }
+
+  /**
+   * Runs `onDone(u)` once for each unit as it finishes, until all have or every task has settled
+   * (after a failure some never finish).
+   */
+  async collect(onDone: (u: number) => void): Promise<void> {
+    let settled = false;
+    const drained = this.call.drain().then(() => {
+      settled = true;
+    });
+    const handled = new Uint8Array(this.count);
+    let left = this.count;
+    let seen = 0;
+    while (left > 0) {
+      const done = Atomics.load(this.words, UNIT_DONE);
+      if (done === seen) {
+        if (settled) break;
+        const wait = waitAsync(this.words, UNIT_DONE, seen);
+        if (wait.async) await Promise.race([wait.value, drained]);
+        continue;
+      }
+      seen = done;
+      for (let u = 0; u < this.count; u++) {
+        if (handled[u] === 0 && Atomics.load(this.words, UNIT_FLAGS + u) !== 0) {
+          handled[u] = 1;
+          left--;
+          onDone(u);
+        }
+      }
+    }
+    // Wakes our own wait if it is still pending (no worker notifies after the last unit).
+    Atomics.notify(this.words, UNIT_DONE);
   }
 }

@@ -21,7 +21,30 @@ export interface Ref {
   readonly dtype: Dtype;
 }
 
-export interface Conv2dTask {
+/**
+ * Work split into units that the call's tasks (one per thread) claim in turn from a shared
+ * counter: the threads stay busy until the last unit without a round trip to the main thread
+ * per unit. Unit `u` covers [bounds[u], bounds[u + 1]); `ctrl` holds the `UNIT_*` words.
+ */
+export interface ClaimedUnits {
+  readonly bounds: readonly number[];
+  readonly ctrl: SharedArrayBuffer;
+}
+
+// Control words of claimed units (an Int32Array over `ClaimedUnits.ctrl`).
+/** The next unit to claim. */
+export const UNIT_NEXT = 0;
+/** Units whose input the main thread has put in shared memory (a worker waits for it). */
+export const UNIT_STAGED = 1;
+/** Units finished; the main thread waits on it to copy finished parts of the result. */
+export const UNIT_DONE = 2;
+/** Non-zero: the call failed or was aborted; a worker waiting for staged input stops. */
+export const UNIT_STOP = 3;
+/** Then one word per unit: 1 once that unit's output is written. */
+export const UNIT_FLAGS = 4;
+
+/** Rows [bounds[u], bounds[u + 1]) of the flattened (batch·height) rows per unit. */
+export interface Conv2dTask extends ClaimedUnits {
   readonly kind: 'conv2d';
   readonly input: Ref;
   readonly filter: Ref;
@@ -29,13 +52,12 @@ export interface Conv2dTask {
   readonly height: number;
   readonly width: number;
   readonly k: number;
-  readonly rowStart: number;
-  readonly rowEnd: number;
   /** Run the WebAssembly SIMD kernel (`wasm-simd` variant) instead of the JavaScript one. */
   readonly simd: boolean;
 }
 
-export interface ConvLayerTask {
+/** Output planes [bounds[u], bounds[u + 1]) of the flattened (batch·maps) planes per unit. */
+export interface ConvLayerTask extends ClaimedUnits {
   readonly kind: 'convLayer';
   readonly input: Ref;
   readonly weights: Ref;
@@ -43,8 +65,6 @@ export interface ConvLayerTask {
   readonly relu: boolean;
   readonly out: Ref;
   readonly dims: ConvLayerDims;
-  readonly planeStart: number;
-  readonly planeEnd: number;
   /** Run the WebAssembly SIMD kernel (`wasm-simd` variant) instead of the JavaScript one. */
   readonly simd: boolean;
 }

@@ -24,6 +24,14 @@ import {
   CTRL_GENERATION,
   CTRL_STOP,
   STOPPED_MESSAGE,
+  UNIT_DONE,
+  UNIT_FLAGS,
+  UNIT_NEXT,
+  UNIT_STAGED,
+  UNIT_STOP,
+  type ClaimedUnits,
+  type Conv2dTask,
+  type ConvLayerTask,
   type Dtype,
   type GridTask,
   type PoolWorkerData,
@@ -114,6 +122,53 @@ function waitFlag(flags: Int32Array, i: number, ctrl: Int32Array): void {
   while (Atomics.load(flags, i) === 0) {
     if (Atomics.load(ctrl, CTRL_STOP) !== 0) throw new Error(STOPPED);
     Atomics.wait(flags, i, 0, 50);
+  }
+}
+
+/**
+ * Claims units from the shared counter until none is left, running `run(start, end)` on each once
+ * its input is staged, and marks each done (the main thread may copy its output at once).
+ */
+function eachClaimedUnit(t: ClaimedUnits, run: (start: number, end: number) => void): void {
+  const ctrl = new Int32Array(t.ctrl);
+  const units = t.bounds.length - 1;
+  for (let u = Atomics.add(ctrl, UNIT_NEXT, 1); u < units; u = Atomics.add(ctrl, UNIT_NEXT, 1)) {
+    for (let staged = Atomics.load(ctrl, UNIT_STAGED); staged <= u; staged = Atomics.load(ctrl, UNIT_STAGED)) {
+      if (Atomics.load(ctrl, UNIT_STOP) !== 0) throw new Error(STOPPED);
+      Atomics.wait(ctrl, UNIT_STAGED, staged, 50);
+    }
+    run(t.bounds[u]!, t.bounds[u + 1]!);
+    Atomics.store(ctrl, UNIT_FLAGS + u, 1);
+    Atomics.add(ctrl, UNIT_DONE, 1);
+    Atomics.notify(ctrl, UNIT_DONE);
+  }
+}
+
+function conv2d(t: Conv2dTask): void {
+  const input = view(t.input);
+  const filter = view(t.filter);
+  const out = view(t.out);
+  if (t.simd) {
+    const w = kernels();
+    eachClaimedUnit(t, (r0, r1) => conv2dRowsSimd(w, input, filter, out, t.height, t.width, t.k, r0, r1));
+  } else {
+    const acc = scratch(t.width);
+    eachClaimedUnit(t, (r0, r1) => conv2dRows(input, filter, out, t.height, t.width, t.k, r0, r1, acc));
+  }
+}
+
+function convLayer(t: ConvLayerTask): void {
+  const input = view(t.input);
+  const weights = view(t.weights);
+  const bias = t.bias && view(t.bias);
+  const out = view(t.out);
+  const d = t.dims;
+  if (t.simd) {
+    const w = kernels();
+    eachClaimedUnit(t, (q0, q1) => convLayerPlanesSimd(w, input, weights, bias, t.relu, out, d, q0, q1));
+  } else {
+    const acc = scratch(d.outHeight * d.outWidth);
+    eachClaimedUnit(t, (q0, q1) => convLayerPlanes(input, weights, bias, t.relu, out, d, q0, q1, acc));
   }
 }
 
@@ -241,15 +296,11 @@ function grid(t: GridTask): ReturnType<typeof move> | { exceeded: true } {
 export default function run(task: Task): unknown {
   switch (task.kind) {
     case 'conv2d':
-      if (task.simd) conv2dRowsSimd(kernels(), view(task.input), view(task.filter), view(task.out), task.height, task.width, task.k, task.rowStart, task.rowEnd);
-      else conv2dRows(view(task.input), view(task.filter), view(task.out), task.height, task.width, task.k, task.rowStart, task.rowEnd, scratch(task.width));
+      conv2d(task);
       return undefined;
-    case 'convLayer': {
-      const d = task.dims;
-      if (task.simd) convLayerPlanesSimd(kernels(), view(task.input), view(task.weights), task.bias && view(task.bias), task.relu, view(task.out), d, task.planeStart, task.planeEnd);
-      else convLayerPlanes(view(task.input), view(task.weights), task.bias && view(task.bias), task.relu, view(task.out), d, task.planeStart, task.planeEnd, scratch(d.outHeight * d.outWidth));
+    case 'convLayer':
+      convLayer(task);
       return undefined;
-    }
     case 'stencilStep':
       stencilStep(view(task.src), view(task.dst), task.nx, task.ny, task.nz, task.c0, task.c1, task.boundary, task.zStart, task.zEnd);
       return undefined;

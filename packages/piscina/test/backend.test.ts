@@ -6,6 +6,7 @@ import { AbortError, InvalidArgumentError, LimitExceededError, WorkerError } fro
 import { CS610_DISP_PATH, CS610_GRID_PATH, readCs610Problem, verifyResult, type Backend } from '@kernelkit/ops';
 import { conv2dCase, convLayerCase, scanCase, stencilCase } from '@kernelkit/ops/testing';
 import { createPiscinaBackend, DEFAULT_INLINE_BELOW, type PiscinaBackendOptions } from '../src/index.js';
+import { ORDINARY_RESULT_MAX_BYTES } from '../src/call.js';
 import { lastCallStats, runWorkerTestTask, workerCount } from '../src/testing.js';
 
 const POOL_ONLY = { conv2d: 0, stencil3d: 0, scan: 0, gridSearch: 0, convLayer: 0 };
@@ -240,14 +241,27 @@ describe('data path', () => {
     expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: 0, copiedOutBytes: 0 });
   });
 
-  it('copies ordinary inputs once; the workers write a fresh shared result directly, or an ordinary out in one copy', async () => {
+  it('copies ordinary inputs once; results come back in one copy (small conv) or written directly (shared), an ordinary out in one copy', async () => {
     await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
     const c = conv2dCase([1, 64, 64, 3], 8);
     const res = await backend.conv2d(c);
-    expect(res.data.buffer).toBeInstanceOf(SharedArrayBuffer);
+    // A small conv result is an ordinary array, copied band by band from pooled shared memory.
+    expect(res.data.buffer).toBeInstanceOf(ArrayBuffer);
     expect(res.data.byteOffset).toBe(0);
     expect(verifyResult('conv2d', c, res.data)).toBeUndefined();
-    expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: c.input.byteLength + c.filter.byteLength, copiedOutBytes: 0 });
+    expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: c.input.byteLength + c.filter.byteLength, copiedOutBytes: res.data.byteLength });
+    // Past ORDINARY_RESULT_MAX_BYTES it is a fresh shared array that the workers write directly.
+    const big = conv2dCase([1, 2900, 2900, 1], 8);
+    expect(big.input.byteLength).toBeGreaterThan(ORDINARY_RESULT_MAX_BYTES);
+    const bigRes = await backend.conv2d(big);
+    expect(bigRes.data.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(verifyResult('conv2d', big, bigRes.data)).toBeUndefined();
+    expect(lastCallStats(backend)).toMatchObject({ copiedOutBytes: 0 });
+    const l = convLayerCase([3, 2, 20, 18, 5, 3], 5, { bias: true, relu: true });
+    const lres = await backend.convLayer(l);
+    expect(lres.data.buffer).toBeInstanceOf(ArrayBuffer);
+    expect(verifyResult('convLayer', l, lres.data)).toBeUndefined();
+    expect(lastCallStats(backend)).toMatchObject({ copiedOutBytes: lres.data.byteLength });
     const out = new Float32Array(c.input.length);
     expect((await backend.conv2d(c, { out })).data).toBe(out);
     expect(verifyResult('conv2d', c, out)).toBeUndefined();

@@ -1,18 +1,21 @@
 import { convLayerPlanes, convLayerPlanesSimd, wasmSupport, withKernels } from '@kernelkit/cpu';
 import { convLayerMultiplyAdds, type ConvLayerProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
-import { split, taskCount } from '../call.js';
+import { splitBounds, taskCount } from '../call.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
 const MIN_TASK_MACS = 2 ** 17;
 
-/** Blocks of equal work: see conv2d's `BANDS_PER_THREAD`. */
-const BLOCKS_PER_THREAD = 2;
+/** Blocks of equal work per thread: see conv2d's `BANDS_PER_THREAD`. */
+const BLOCKS_PER_THREAD = 8;
 
 /**
- * Blocks of output planes over the flattened (batch·maps) space, `BLOCKS_PER_THREAD` per thread;
- * consecutive planes share an input image, so a block reads one or two images and the weights.
- * The input is staged image by image ahead of the blocks that need it; each block writes its
- * planes of the result directly. `wasm-simd` (the default where the runtime has WebAssembly
+ * Blocks of output planes over the flattened (batch·maps) space, `BLOCKS_PER_THREAD` per thread,
+ * claimed by one task per thread. Blocks are whole images when there are enough of them (a block
+ * that splits an image copies that image into module memory twice); otherwise consecutive planes
+ * share an image, so a block reads one or two images and the weights. The input is staged image
+ * by image after the tasks are queued, ahead of the blocks that need it; each block writes its
+ * planes to the shared output, and a small result is copied out block by block as blocks finish.
+ * `wasm-simd` (the default where the runtime has WebAssembly
  * SIMD) runs the blocks on the WebAssembly kernel, which each worker instantiates once and which
  * copies whole images into its memory and the planes back out; `planes` runs the JavaScript one.
  */
@@ -33,15 +36,19 @@ export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
     const input = call.input(p.input);
     const weights = call.input(p.weights).all();
     const bias = p.bias === undefined ? undefined : call.input(p.bias).all();
-    const out = call.output(Float32Array, planes * planeLen, ctx.out);
+    const out = call.output(Float32Array, planes * planeLen, ctx.out, undefined, true);
     const image = p.channels * p.height * p.width;
     const dims = { channels: p.channels, height: p.height, width: p.width, maps: p.maps, k: p.k, outHeight: p.outHeight, outWidth: p.outWidth };
-    for (const [q0, q1] of split(planes, taskCount(planes, work, env.pool.threads, BLOCKS_PER_THREAD, MIN_TASK_MACS))) {
-      input.ensure((Math.floor((q1 - 1) / p.maps) + 1) * image);
-      call.submit(
-        { kind: 'convLayer', input: input.ref, weights: weights.ref, bias: bias?.ref, relu: p.relu, out: out.ref, dims, planeStart: q0, planeEnd: q1, simd: useSimd },
-      );
+    const n = taskCount(planes, work, env.pool.threads, BLOCKS_PER_THREAD, MIN_TASK_MACS);
+    const units = call.units(n <= p.batch ? splitBounds(p.batch, n).map((img) => img * p.maps) : splitBounds(planes, n));
+    const b = units.bounds;
+    const task = { kind: 'convLayer', input: input.ref, weights: weights.ref, bias: bias?.ref, relu: p.relu, out: out.ref, dims, bounds: b, ctrl: units.ctrl, simd: useSimd } as const;
+    for (let i = Math.min(env.pool.threads, units.count); i > 0; i--) call.submit(task);
+    for (let u = 0; u < units.count; u++) {
+      input.ensure((Math.floor((b[u + 1]! - 1) / p.maps) + 1) * image);
+      units.staged(u);
     }
+    if (out.byParts) await units.collect((u) => out.copyPart(b[u]! * planeLen, b[u + 1]! * planeLen));
     await call.finish(() => out.complete());
     return { data: out.result(), ...copyTimes(call, ctx.timing) };
   };

@@ -1,24 +1,26 @@
 import { allFinite, conv2dRows, conv2dRowsSimd, wasmSupport, withKernels } from '@kernelkit/cpu';
 import { conv2dMultiplyAdds, type OpContext, type OpImplementation, type OpOutput, type Conv2dProblem } from '@kernelkit/ops';
-import { split, taskCount } from '../call.js';
+import { splitBounds, taskCount } from '../call.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
 /** Smallest band worth a task, in multiply-adds (~0.1 ms of work). */
 const MIN_TASK_MACS = 2 ** 17;
 
 /**
- * Bands of equal work, so one per thread would do on a quiet machine; two let a thread that
- * was held up hand half its share to the others, at one more task round trip per thread.
+ * Bands of equal work per thread. The threads claim them from a shared counter (no round trip per
+ * band), so several per thread cost little: a thread that was held up leaves its last bands to
+ * the others, and the main thread copies finished bands while the rest are computed.
  */
-const BANDS_PER_THREAD = 2;
+const BANDS_PER_THREAD = 8;
 
 const NON_FINITE_NOTE = 'the filter has NaN or Infinity, which the wasm kernel would spread over the zero padding: ran the rows (JavaScript) kernel';
 
 /**
- * Row bands over the flattened (batch·height) rows, `BANDS_PER_THREAD` per thread. A band reads
- * its rows plus `r` halo rows on each side straight from the shared input, which is copied into
- * shared memory band by band just before each band is queued (so the copy overlaps the work), and
- * writes its rows of the result directly. `wasm-simd` (the default where the runtime has
+ * Row bands over the flattened (batch·height) rows, `BANDS_PER_THREAD` per thread, claimed by one
+ * task per thread. A band reads its rows plus `r` halo rows on each side straight from the shared
+ * input, which is copied into shared memory band by band after the tasks are queued (a thread
+ * starts on a band as soon as its rows are in), and writes its rows to the shared output; a
+ * small result is copied out band by band as bands finish (see `SharedOutput`). `wasm-simd` (the default where the runtime has
  * WebAssembly SIMD) runs the bands on the WebAssembly kernel, which each worker instantiates once
  * and which copies the band (zero-padded) into its memory and the output rows back out;
  * `rows` runs the JavaScript kernel on the shared arrays themselves.
@@ -38,14 +40,17 @@ export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
     const call = newCall(env, 'conv2d', ctx.signal);
     const input = call.input(p.input);
     const filter = call.input(p.filter).all();
-    const out = call.output(Float32Array, rows * p.width, ctx.out);
+    const out = call.output(Float32Array, rows * p.width, ctx.out, undefined, true);
     const r = (p.k - 1) >> 1;
-    for (const [r0, r1] of split(rows, taskCount(rows, work, env.pool.threads, BANDS_PER_THREAD, MIN_TASK_MACS))) {
-      input.ensure(Math.min(rows, r1 + r) * p.width);
-      call.submit(
-        { kind: 'conv2d', input: input.ref, filter: filter.ref, out: out.ref, height: p.height, width: p.width, k: p.k, rowStart: r0, rowEnd: r1, simd: useSimd },
-      );
+    const units = call.units(splitBounds(rows, taskCount(rows, work, env.pool.threads, BANDS_PER_THREAD, MIN_TASK_MACS)));
+    const b = units.bounds;
+    const task = { kind: 'conv2d', input: input.ref, filter: filter.ref, out: out.ref, height: p.height, width: p.width, k: p.k, bounds: b, ctrl: units.ctrl, simd: useSimd } as const;
+    for (let i = Math.min(env.pool.threads, units.count); i > 0; i--) call.submit(task);
+    for (let u = 0; u < units.count; u++) {
+      input.ensure(Math.min(rows, b[u + 1]! + r) * p.width);
+      units.staged(u);
     }
+    if (out.byParts) await units.collect((u) => out.copyPart(b[u]! * p.width, b[u + 1]! * p.width));
     await call.finish(() => out.complete());
     return { data: out.result(), ...copyTimes(call, ctx.timing) };
   };
