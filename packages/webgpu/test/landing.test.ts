@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbortError, DeviceError } from '@kernelkit/core';
-import { COPY_IN_PIECE_BYTES, LANDING_RECENT_CALLS, LandingPool } from '../src/runtime/landing.js';
+import { LANDING_RECENT_CALLS, LandingPool } from '../src/runtime/landing.js';
 import { BufferLedger } from '../src/runtime/ledger.js';
 
 /**
@@ -133,8 +133,9 @@ describe('LandingPool', () => {
 
   it('write pools: an abort between pieces of a large copy rejects with AbortError and leaves the buffer to be mapped afresh', async () => {
     const { host } = fakeHost();
-    const pool = new LandingPool(host, 'write');
-    const bytes = 2 * COPY_IN_PIECE_BYTES + 8;
+    const piece = 1 << 20;
+    const pool = new LandingPool(host, 'write', piece);
+    const bytes = 2 * piece + 8;
     const l = (await pool.take(bytes))!;
     const fake = l.buffer as unknown as { mapped: boolean; maps: number };
     const ac = new AbortController();

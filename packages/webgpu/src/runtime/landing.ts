@@ -5,7 +5,7 @@
  * into it on the GPU; it is mapped and copied into `out` only once every chunk's pass and copy
  * succeeded. `out` is then written once, at reused-memory speed, and never partly (no array of
  * our own with fresh pages in between).
- * Writes (MAP_WRITE | COPY_SRC, kept mapped between calls): a chunked call copies its whole host
+ * Writes (MAP_WRITE | COPY_SRC, kept mapped between calls): a large call copies its whole host
  * input into it in one piece, and each chunk copies its part from there on the GPU, as from a
  * resident input: one host copy into one mapped buffer instead of a staging piece per slice.
  *
@@ -22,8 +22,13 @@ import { BUF, MAP_READ } from './usage.js';
 /** How many recent calls the landing buffer's size follows. */
 export const LANDING_RECENT_CALLS = 8;
 
-/** A large input is copied in pieces of this size, yielding between them so that an abort is seen within a few ms. */
-export const COPY_IN_PIECE_BYTES = 32 << 20;
+/**
+ * A large input is copied in pieces of this size, yielding between them so that an abort is seen
+ * between pieces. Large: the C library streams a copy this size past the CPU caches, where
+ * smaller ones go through them, which into mapped staging memory is much slower
+ * (apps/studies webgpu/timeline.js --memcpy).
+ */
+export const COPY_IN_PIECE_BYTES = 256 << 20;
 
 /** Landing sizes are rounded up to whole pages. */
 const LANDING_GRAIN = 4096;
@@ -59,6 +64,7 @@ export class LandingPool {
   constructor(
     private readonly host: TransferHost,
     private readonly direction: LandingDirection = 'read',
+    private readonly copyPieceBytes = COPY_IN_PIECE_BYTES,
   ) {}
 
   /** Bytes the pool holds now (testing: it never grows past the largest recent call). */
@@ -115,7 +121,7 @@ export class LandingPool {
         }
         const size = Math.ceil(data.byteLength / 4) * 4;
         const range = new Uint8Array(buffer.getMappedRange(0, size), 0, size);
-        for (let o = 0; o < data.byteLength; o += COPY_IN_PIECE_BYTES) {
+        for (let o = 0; o < data.byteLength; o += this.copyPieceBytes) {
           if (o > 0) {
             await new Promise((r) => setImmediate(r));
             assertLive();
@@ -126,7 +132,7 @@ export class LandingPool {
               throw new AbortError(signal.reason);
             }
           }
-          range.set(data.subarray(o, o + COPY_IN_PIECE_BYTES), o);
+          range.set(data.subarray(o, o + this.copyPieceBytes), o);
         }
         if (size > data.byteLength) range.fill(0, data.byteLength);
         buffer.unmap();

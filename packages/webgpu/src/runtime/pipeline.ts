@@ -149,16 +149,16 @@ export function setFreshOutputLanding(gpu: GpuDevice, on: boolean): void {
 }
 
 /**
- * Whether a chunked op puts its whole host input into the upload landing buffer
- * (runtime/landing.ts) in one copy, its chunks copying their parts from there on the GPU,
- * rather than staging each chunk through the ring. Off: on the H100 host the ring uploaded
- * conv2d's input faster, at one chunk and at several (apps/studies webgpu/staging.js,
- * benchmarks/results/webgpu-staging-h100-2026-11-24.md).
+ * Whether a large host input goes into the upload landing buffer (runtime/landing.ts) in one
+ * host copy, its chunks copying their parts from there on the GPU, rather than through the
+ * ring in slice-sized pieces. On hardware adapters: a copy into mapped memory runs much faster
+ * as one large copy than as the ring's pieces, which outweighs the extra GPU copy
+ * (apps/studies webgpu/timeline.js). Software adapters copy on the CPU either way.
  */
-export const UPLOAD_LANDING = false;
+export const UPLOAD_LANDING = true;
 
-/** Inputs at least this large use the upload landing buffer even as one chunk (smaller ones take the ring: a piece or two). */
-export const UPLOAD_LANDING_MIN_BYTES = 16 << 20;
+/** Inputs at least this large use the upload landing buffer (smaller ones take the ring: a piece or two, overlapped with the GPU's copies). */
+export const UPLOAD_LANDING_MIN_BYTES = 64 << 20;
 
 /** Study hook (installed by `@kernelkit/webgpu/testing`): the upload landing on or off for one device, whatever UPLOAD_LANDING says. */
 const uploadLandingHooks = new WeakMap<GpuDevice, boolean>();
@@ -170,7 +170,8 @@ export function setUploadLanding(gpu: GpuDevice, on: boolean | undefined): void 
 
 /** Whether a call with `bytes` of host input in `chunks` chunks stages it through the upload landing buffer. */
 export function usesUploadLanding(gpu: GpuDevice, bytes: number, chunks: number): boolean {
-  return (uploadLandingHooks.get(gpu) ?? UPLOAD_LANDING) && (chunks > 1 || bytes >= UPLOAD_LANDING_MIN_BYTES);
+  const on = uploadLandingHooks.get(gpu) ?? (UPLOAD_LANDING && !gpu.info.software);
+  return on && (chunks > 1 || bytes >= UPLOAD_LANDING_MIN_BYTES);
 }
 
 /** Bytes one chunk aims at on `gpu` (`target` unless a test hook says otherwise), never more than one storage binding. */
