@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TRIAL_CALLS, type BackendLoaders } from 'kernelkit';
+import { TRIAL_MAX_CALLS, type BackendLoaders } from 'kernelkit';
 import { median, writeFileAtomic } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
 import { OP_NAMES, type GridPoints, type OpArgs, type OpData, type OpName, type RunOptions } from '@kernelkit/ops';
@@ -278,7 +278,7 @@ type Timed = CallOutput['timing'];
 /**
  * The router's first calls of a case explore (a warm-up and a trial per candidate near the
  * best): they are made here, before the row's first call, so the row times the settled choice.
- * At most 1 + TRIAL_CALLS calls per candidate (its warm-up and trial) and two more. Returns the note saying what exploring took.
+ * At most 1 + TRIAL_MAX_CALLS calls per candidate (its warm-up and longest trial) and two more. Returns the note saying what exploring took.
  */
 export async function settleRouter(b: Contender, op: OpName, args: OpArgs<OpName>): Promise<string> {
   const t0 = performance.now();
@@ -287,8 +287,8 @@ export async function settleRouter(b: Contender, op: OpName, args: OpArgs<OpName
   do {
     route = (await call(b, op, args, {})).route;
     calls++;
-  } while (route !== undefined && !route.settled && calls < (1 + TRIAL_CALLS) * (route.candidates ?? 1) + 2);
-  const trials = Object.entries(route?.trials ?? {}).map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`);
+  } while (route !== undefined && !route.settled && calls < (1 + TRIAL_MAX_CALLS) * (route.candidates ?? 1) + 2);
+  const trials = Object.entries(route?.trials ?? {}).map(([name, ms]) => `${name} ${ms.toFixed(1)} ms${route?.trialCalls?.[name] === undefined ? '' : ` (${route.trialCalls[name]} calls)`}`);
   const state = route === undefined || route.settled ? 'settled' : 'not settled';
   return `router ${state} after ${calls} call${calls === 1 ? '' : 's'} (${((performance.now() - t0) / 1000).toFixed(1)} s)${trials.length ? `; trials: ${trials.join(', ')}` : ''}`;
 }
