@@ -174,27 +174,41 @@ function workloads(only: readonly string[] | undefined): Workload[] {
     const out = withOut ? new Float32Array(n) : undefined;
     list.push({ id: withOut ? `${id}-out` : id, label: `conv2d ${w.label}${withOut ? ', into out' : ''}`, inBytes: n * 4, outBytes: n * 4, withOut, run: (b, timing) => b.conv2d(args, { timing, ...(out ? { out } : {}) }) });
   };
-  conv('conv2d-16x2048-k11', false);
-  conv('conv2d-16x2048-k11', true);
-  conv('conv2d-1x8192-k5', false);
+  for (const withOut of [false, true]) {
+    conv('conv2d-16x2048-k11', withOut);
+    conv('conv2d-1x8192-k5', withOut);
+  }
+  const tail = (withOut: boolean) => (withOut ? ', into out' : '');
   const st = STENCIL3D_WORKLOADS.seed.find((c) => c.id === 'stencil-512-s10')!;
-  if (wanted(st.id)) {
+  for (const withOut of [false, true]) {
+    const id = withOut ? `${st.id}-out` : st.id;
+    if (!wanted(id)) continue;
     const stArgs = makeStencil3dArgs(st);
     const stN = st.n ** 3 * 4;
-    list.push({ id: st.id, label: `stencil3d ${st.label}`, inBytes: stN, outBytes: stN, withOut: false, run: (b, timing) => b.stencil3d(stArgs, { timing }) });
+    const out = withOut ? new Float32Array(st.n ** 3) : undefined;
+    list.push({ id, label: `stencil3d ${st.label}${tail(withOut)}`, inBytes: stN, outBytes: stN, withOut, run: (b, timing) => b.stencil3d(stArgs, { timing, ...(out ? { out } : {}) }) });
   }
-  for (const id of ['scan-40M-u32', 'scan-400M-f32']) {
-    if (!wanted(id)) continue;
-    const w = SCAN_WORKLOADS.seed.find((c) => c.id === id)!;
-    const args = makeScanArgs(w);
-    list.push({ id, label: `scan ${w.label}`, inBytes: w.n * 4, outBytes: w.n * 4, withOut: false, run: (b, timing) => b.scan(args, { timing }) });
+  for (const base of ['scan-40M-u32', 'scan-400M-f32']) {
+    for (const withOut of [false, true]) {
+      const id = withOut ? `${base}-out` : base;
+      if (!wanted(id)) continue;
+      const w = SCAN_WORKLOADS.seed.find((c) => c.id === base)!;
+      const args = makeScanArgs(w);
+      const out = withOut ? new (args.input.constructor as Float32ArrayConstructor)(w.n) : undefined;
+      list.push({ id, label: `scan ${w.label}${tail(withOut)}`, inBytes: w.n * 4, outBytes: w.n * 4, withOut, run: (b, timing) => b.scan(args, { timing, ...(out ? { out: out as never } : {}) }) });
+    }
   }
-  for (const id of ['convlayer-L1-b10000', 'convlayer-L2-b10000']) {
-    if (!wanted(id)) continue;
-    const w = CONV_LAYER_WORKLOADS.seed.find((c) => c.id === id)!;
-    const args = makeConvLayerArgs(w);
-    const o = convLayerOutputShape(w);
-    list.push({ id, label: `convLayer ${w.label}`, inBytes: args.input.byteLength, outBytes: w.batch * w.maps * o.outHeight * o.outWidth * 4, withOut: false, run: (b, timing) => b.convLayer(args, { timing }) });
+  for (const base of ['convlayer-L1-b10000', 'convlayer-L2-b10000']) {
+    for (const withOut of [false, true]) {
+      const id = withOut ? `${base}-out` : base;
+      if (!wanted(id)) continue;
+      const w = CONV_LAYER_WORKLOADS.seed.find((c) => c.id === base)!;
+      const args = makeConvLayerArgs(w);
+      const o = convLayerOutputShape(w);
+      const outBytes = w.batch * w.maps * o.outHeight * o.outWidth * 4;
+      const out = withOut ? new Float32Array(outBytes / 4) : undefined;
+      list.push({ id, label: `convLayer ${w.label}${tail(withOut)}`, inBytes: args.input.byteLength, outBytes, withOut, run: (b, timing) => b.convLayer(args, { timing, ...(out ? { out } : {}) }) });
+    }
   }
   return list;
 }
