@@ -103,11 +103,16 @@ export function convLayerPlanesSimd(
     const b0 = (plane / M) | 0;
     const b1 = Math.min(Math.floor((planeEnd - 1) / M) + 1, b0 + bandImages);
     const bandEnd = Math.min(planeEnd, b1 * M);
-    const outOff = inOff + (b1 - b0) * image + slack;
+    // V8 copies between a SharedArrayBuffer and module memory several times slower when the two
+    // addresses differ by 4 mod 8 bytes: the images and the planes sit one float later where that
+    // lines them up with the shared arrays.
+    const at = inOff + ((inOff - input.byteOffset / 4 - b0 * image) & 1);
+    const outAt = at + (b1 - b0) * image + slack;
+    const outOff = outAt + ((outAt - out.byteOffset / 4 - plane * planeLen) & 1);
     w.reserve((outOff + (bandEnd - plane) * planeLen) * 4 + 16);
     const m = w.f32;
-    m.set(input.subarray(b0 * image, b1 * image), inOff);
-    m.fill(0, inOff + (b1 - b0) * image, outOff);
+    m.set(input.subarray(b0 * image, b1 * image), at);
+    m.fill(0, at + (b1 - b0) * image, outOff);
     for (let b = b0; b < b1; b++) {
       const q0 = Math.max(plane, b * M);
       const q1 = Math.min(bandEnd, (b + 1) * M);
@@ -119,7 +124,7 @@ export function convLayerPlanesSimd(
         if (bias !== undefined) m.set(bias.subarray(m0), bOff);
         packedFrom = m0;
       }
-      w.k.convLayer((inOff + (b - b0) * image) * 4, C, H, W, wOff * 4, q1 - q0, K, bOff * 4, relu ? 1 : 0, (outOff + (q0 - plane) * planeLen) * 4);
+      w.k.convLayer((at + (b - b0) * image) * 4, C, H, W, wOff * 4, q1 - q0, K, bOff * 4, relu ? 1 : 0, (outOff + (q0 - plane) * planeLen) * 4);
     }
     out.set(m.subarray(outOff, outOff + (bandEnd - plane) * planeLen), plane * planeLen);
     plane = bandEnd;

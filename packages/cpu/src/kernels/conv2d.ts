@@ -72,12 +72,16 @@ export function conv2dRowsSimd(
     const y0 = row - b * height;
     const n = Math.min(rowEnd - row, height - y0, bandRows);
     const padRows = Math.ceil(n / 3) * 3 + 2 * r;
-    const inOff = filterLen;
-    const outOff = inOff + padRows * stride;
+    const image = b * height * width;
+    // V8 copies between a SharedArrayBuffer and module memory several times slower when the two
+    // addresses differ by 4 mod 8 bytes, so the band and the output sit one float later where
+    // that lines them up with the shared arrays (the rows' offsets all share one parity: stride − width is even).
+    const inOff = filterLen + ((filterLen + r - input.byteOffset / 4 - image - (y0 - r) * width) & 1);
+    const outAt = inOff + padRows * stride;
+    const outOff = outAt + ((outAt - out.byteOffset / 4 - row * width) & 1);
     w.reserve((outOff + n * width) * 4);
     const m = w.f32;
     m.set(filter, 0);
-    const image = b * height * width;
     for (let i = 0; i < padRows; i++) {
       const y = y0 - r + i;
       const o = inOff + i * stride;
