@@ -83,11 +83,12 @@ export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: us
  * One register tile of the conv layer: 4 maps × `vectors` (1 or 2, a compile-time constant
  * after inlining) vectors of 4 pixels of one output row, all C·k·k taps, bias and ReLU fused.
  * Stores the first `cols` pixels of each map. Two vectors (8 accumulators, 2 input vectors and
- * 4 weight broadcasts) is the widest tile V8 keeps in registers; a wider one spills accumulators.
+ * 4 weight vectors) is the widest tile V8 keeps in registers; a wider one spills accumulators.
+ * `w`: this tile's maps in the layout `tapsPerRow` describes.
  */
 // @ts-ignore: decorator
 @inline function convLayerTile(
-  vectors: i32, chan: usize, channels: i32, k: i32, rowBytes: usize, chanBytes: usize, wBase: usize,
+  vectors: i32, chan: usize, channels: i32, k: i32, rowBytes: usize, chanBytes: usize, w: usize,
   bias: usize, relu: bool, o: usize, plane: usize, mapsHere: i32, cols: i32,
 ): void {
   const bv0 = v128.load32_splat(bias);
@@ -98,34 +99,93 @@ export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: us
   let a1 = bv1, b1 = bv1;
   let a2 = bv2, b2 = bv2;
   let a3 = bv3, b3 = bv3;
-  let w = wBase;
-  const tapRow = (<usize>k) << 2;
-  for (let c = 0; c < channels; c++) {
-    let row = chan;
-    for (let p = 0; p < k; p++) {
-      let q = row;
-      const qEnd = row + tapRow;
-      while (q < qEnd) {
-        const i0 = v128.load(q);
-        const i1 = vectors > 1 ? v128.load(q, 16) : i0;
-        let wv = v128.load32_splat(w);
-        a0 = madd(i0, wv, a0);
-        if (vectors > 1) b0 = madd(i1, wv, b0);
-        wv = v128.load32_splat(w, 4);
-        a1 = madd(i0, wv, a1);
-        if (vectors > 1) b1 = madd(i1, wv, b1);
-        wv = v128.load32_splat(w, 8);
-        a2 = madd(i0, wv, a2);
-        if (vectors > 1) b2 = madd(i1, wv, b2);
-        wv = v128.load32_splat(w, 12);
-        a3 = madd(i0, wv, a3);
-        if (vectors > 1) b3 = madd(i1, wv, b3);
-        q += 4;
-        w += 16;
+  let i0: v128, i1: v128, wv: v128;
+  if (k <= 8) {
+    // A row of taps unrolled, each tap past the first behind a branch on k: V8 then keeps each
+    // tap's loads next to its arithmetic (straight-line code gets every load first and spills),
+    // addresses are constant offsets, and no counter or loop exit runs per tap.
+    for (let c = 0; c < channels; c++) {
+      let q = chan;
+      for (let p = 0; p < k; p++) {
+        i0 = v128.load(q, 0); i1 = vectors > 1 ? v128.load(q, 16) : i0;
+        wv = v128.load(w, 0); a0 = madd(i0, wv, a0); if (vectors > 1) b0 = madd(i1, wv, b0);
+        wv = v128.load(w, 16); a1 = madd(i0, wv, a1); if (vectors > 1) b1 = madd(i1, wv, b1);
+        wv = v128.load(w, 32); a2 = madd(i0, wv, a2); if (vectors > 1) b2 = madd(i1, wv, b2);
+        wv = v128.load(w, 48); a3 = madd(i0, wv, a3); if (vectors > 1) b3 = madd(i1, wv, b3);
+        if (k > 1) {
+          i0 = v128.load(q, 4); i1 = vectors > 1 ? v128.load(q, 20) : i0;
+          wv = v128.load(w, 64); a0 = madd(i0, wv, a0); if (vectors > 1) b0 = madd(i1, wv, b0);
+          wv = v128.load(w, 80); a1 = madd(i0, wv, a1); if (vectors > 1) b1 = madd(i1, wv, b1);
+          wv = v128.load(w, 96); a2 = madd(i0, wv, a2); if (vectors > 1) b2 = madd(i1, wv, b2);
+          wv = v128.load(w, 112); a3 = madd(i0, wv, a3); if (vectors > 1) b3 = madd(i1, wv, b3);
+        }
+        if (k > 2) {
+          i0 = v128.load(q, 8); i1 = vectors > 1 ? v128.load(q, 24) : i0;
+          wv = v128.load(w, 128); a0 = madd(i0, wv, a0); if (vectors > 1) b0 = madd(i1, wv, b0);
+          wv = v128.load(w, 144); a1 = madd(i0, wv, a1); if (vectors > 1) b1 = madd(i1, wv, b1);
+          wv = v128.load(w, 160); a2 = madd(i0, wv, a2); if (vectors > 1) b2 = madd(i1, wv, b2);
+          wv = v128.load(w, 176); a3 = madd(i0, wv, a3); if (vectors > 1) b3 = madd(i1, wv, b3);
+        }
+        if (k > 3) {
+          i0 = v128.load(q, 12); i1 = vectors > 1 ? v128.load(q, 28) : i0;
+          wv = v128.load(w, 192); a0 = madd(i0, wv, a0); if (vectors > 1) b0 = madd(i1, wv, b0);
+          wv = v128.load(w, 208); a1 = madd(i0, wv, a1); if (vectors > 1) b1 = madd(i1, wv, b1);
+          wv = v128.load(w, 224); a2 = madd(i0, wv, a2); if (vectors > 1) b2 = madd(i1, wv, b2);
+          wv = v128.load(w, 240); a3 = madd(i0, wv, a3); if (vectors > 1) b3 = madd(i1, wv, b3);
+        }
+        if (k > 4) {
+          i0 = v128.load(q, 16); i1 = vectors > 1 ? v128.load(q, 32) : i0;
+          wv = v128.load(w, 256); a0 = madd(i0, wv, a0); if (vectors > 1) b0 = madd(i1, wv, b0);
+          wv = v128.load(w, 272); a1 = madd(i0, wv, a1); if (vectors > 1) b1 = madd(i1, wv, b1);
+          wv = v128.load(w, 288); a2 = madd(i0, wv, a2); if (vectors > 1) b2 = madd(i1, wv, b2);
+          wv = v128.load(w, 304); a3 = madd(i0, wv, a3); if (vectors > 1) b3 = madd(i1, wv, b3);
+        }
+        if (k > 5) {
+          i0 = v128.load(q, 20); i1 = vectors > 1 ? v128.load(q, 36) : i0;
+          wv = v128.load(w, 320); a0 = madd(i0, wv, a0); if (vectors > 1) b0 = madd(i1, wv, b0);
+          wv = v128.load(w, 336); a1 = madd(i0, wv, a1); if (vectors > 1) b1 = madd(i1, wv, b1);
+          wv = v128.load(w, 352); a2 = madd(i0, wv, a2); if (vectors > 1) b2 = madd(i1, wv, b2);
+          wv = v128.load(w, 368); a3 = madd(i0, wv, a3); if (vectors > 1) b3 = madd(i1, wv, b3);
+        }
+        if (k > 6) {
+          i0 = v128.load(q, 24); i1 = vectors > 1 ? v128.load(q, 40) : i0;
+          wv = v128.load(w, 384); a0 = madd(i0, wv, a0); if (vectors > 1) b0 = madd(i1, wv, b0);
+          wv = v128.load(w, 400); a1 = madd(i0, wv, a1); if (vectors > 1) b1 = madd(i1, wv, b1);
+          wv = v128.load(w, 416); a2 = madd(i0, wv, a2); if (vectors > 1) b2 = madd(i1, wv, b2);
+          wv = v128.load(w, 432); a3 = madd(i0, wv, a3); if (vectors > 1) b3 = madd(i1, wv, b3);
+        }
+        if (k > 7) {
+          i0 = v128.load(q, 28); i1 = vectors > 1 ? v128.load(q, 44) : i0;
+          wv = v128.load(w, 448); a0 = madd(i0, wv, a0); if (vectors > 1) b0 = madd(i1, wv, b0);
+          wv = v128.load(w, 464); a1 = madd(i0, wv, a1); if (vectors > 1) b1 = madd(i1, wv, b1);
+          wv = v128.load(w, 480); a2 = madd(i0, wv, a2); if (vectors > 1) b2 = madd(i1, wv, b2);
+          wv = v128.load(w, 496); a3 = madd(i0, wv, a3); if (vectors > 1) b3 = madd(i1, wv, b3);
+        }
+        q += rowBytes;
+        w += 512;
       }
-      row += rowBytes;
+      chan += chanBytes;
     }
-    chan += chanBytes;
+  } else {
+    const tapRow = (<usize>k) << 2;
+    for (let c = 0; c < channels; c++) {
+      let row = chan;
+      for (let p = 0; p < k; p++) {
+        let q = row;
+        const qEnd = row + tapRow;
+        while (q < qEnd) {
+          i0 = v128.load(q, 0); i1 = vectors > 1 ? v128.load(q, 16) : i0;
+          wv = v128.load(w); a0 = madd(i0, wv, a0); if (vectors > 1) b0 = madd(i1, wv, b0);
+          wv = v128.load(w, 16); a1 = madd(i0, wv, a1); if (vectors > 1) b1 = madd(i1, wv, b1);
+          wv = v128.load(w, 32); a2 = madd(i0, wv, a2); if (vectors > 1) b2 = madd(i1, wv, b2);
+          wv = v128.load(w, 48); a3 = madd(i0, wv, a3); if (vectors > 1) b3 = madd(i1, wv, b3);
+          q += 4;
+          w += 64;
+        }
+        row += rowBytes;
+      }
+      chan += chanBytes;
+    }
   }
   if (relu) {
     // f32x4.max keeps NaN as NaN, like the reference's ReLU.
@@ -152,6 +212,12 @@ export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: us
   }
 }
 
+/** Taps per row of packed weights: rows of up to 8 taps padded to 8 (the unrolled tile's constant offsets). */
+// @ts-ignore: decorator
+@inline function tapsPerRow(k: i32): i32 {
+  return k <= 8 ? 8 : k;
+}
+
 /**
  * The last `cols` (1 or 2) pixels of 4 consecutive output rows for 4 maps: each vector holds
  * 2 pixels of 2 rows (two 64-bit loads), so a row end of 1-2 pixels fills its lanes instead of
@@ -172,6 +238,7 @@ export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: us
   let a3 = bv3, b3 = bv3;
   let w = wBase;
   const tapRow = (<usize>k) << 2;
+  const rowPad = (<usize>(tapsPerRow(k) - k)) << 6;
   const rb2 = rowBytes << 1;
   const rb3 = rb2 + rowBytes;
   for (let c = 0; c < channels; c++) {
@@ -182,21 +249,22 @@ export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: us
       while (q < qEnd) {
         const i0 = v128.load64_lane(q + rowBytes, v128.load64_zero(q), 1);
         const i1 = v128.load64_lane(q + rb3, v128.load64_zero(q + rb2), 1);
-        let wv = v128.load32_splat(w);
+        let wv = v128.load(w);
         a0 = madd(i0, wv, a0);
         b0 = madd(i1, wv, b0);
-        wv = v128.load32_splat(w, 4);
+        wv = v128.load(w, 16);
         a1 = madd(i0, wv, a1);
         b1 = madd(i1, wv, b1);
-        wv = v128.load32_splat(w, 8);
+        wv = v128.load(w, 32);
         a2 = madd(i0, wv, a2);
         b2 = madd(i1, wv, b2);
-        wv = v128.load32_splat(w, 12);
+        wv = v128.load(w, 48);
         a3 = madd(i0, wv, a3);
         b3 = madd(i1, wv, b3);
         q += 4;
-        w += 16;
+        w += 64;
       }
+      w += rowPad;
       row += rowBytes;
     }
     chan += chanBytes;
@@ -231,8 +299,10 @@ export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: us
 /**
  * One image of the conv layer (stride 1, no padding). `inp`: [C][H][W] followed by at least
  * 8 + k floats of slack (the last tile of a row reads past the row; those lanes are dropped).
- * `weights`: [ceil(M/4)][C][k][k][4], the weights of 4 consecutive maps side by side (zeros for
- * maps past M). `bias`: ceil(M/4)·4 floats. Writes [M][OH][OW] at `out`. Register tiles: 4 maps
+ * `weights`: [ceil(M/4)][C][k][tapsPerRow(k)][4][4]: per tap, the weights of 4 consecutive maps,
+ * each repeated in all 4 lanes (zeros for maps past M and taps past k). Whole vectors rather than
+ * broadcasts of single floats: V8 folds a v128.load's constant offset into the address but gives
+ * each offset of a load32_splat its own register, which the unrolled taps run out of. `bias`: ceil(M/4)·4 floats. Writes [M][OH][OW] at `out`. Register tiles: 4 maps
  * × 8 pixels of one output row; a row's last 3-4 pixels in a tile of 4 (an 8-wide tile there
  * would waste up to 7 lanes), its last 1-2 in a tile of 2 pixels × 4 rows (a tile of 4 would
  * waste 2-3 of its 4 lanes), rows left over from groups of 4 in tiles of 4.
@@ -243,7 +313,7 @@ export function convLayer(inp: usize, channels: i32, height: i32, width: i32, we
   const plane = <usize>(outH * outW) << 2;
   const rowBytes = (<usize>width) << 2;
   const chanBytes = (<usize>(height * width)) << 2;
-  const tapBytes = (<usize>(channels * k * k)) << 4;
+  const tapBytes = (<usize>(channels * k * tapsPerRow(k))) << 6;
   // Pixels in 8-wide tiles up to a rest of 0-4; a rest of 1-2 in tail tiles of 4 rows (and
   // 4-wide tiles for the last rows), a rest of 3-4 in 4-wide tiles.
   const rest = outW & 7;

@@ -62,7 +62,7 @@ describe.runIf(simd !== undefined)('wasm-simd range kernels, in ragged ranges an
     }
   });
 
-  it('convLayer: maps off the 4-map tile, output widths off the 8- and 4-pixel tiles, row ends in 4-row tail tiles, ranges starting mid-image, bias and ReLU', () => {
+  it('convLayer: maps off the 4-map tile, output widths off the 8- and 4-pixel tiles, row ends in 4-row tail tiles, k up to 8 and past it, ranges starting mid-image, bias and ReLU', () => {
     for (const [b, c, h, w, m, k, extras] of [
       [3, 2, 9, 11, 5, 3, { bias: true, relu: true }],
       [2, 1, 7, 7, 1, 7, {}],
@@ -78,6 +78,10 @@ describe.runIf(simd !== undefined)('wasm-simd range kernels, in ragged ranges an
       [2, 2, 9, 4, 5, 3, { relu: true }],
       [1, 1, 8, 3, 4, 3, {}],
       [1, 2, 13, 13, 3, 4, { bias: true }],
+      // k = 8, the longest row of unrolled taps, and k > 8, rows of taps in a loop; both with row-end tiles.
+      [2, 2, 12, 17, 6, 8, { bias: true, relu: true }],
+      [1, 2, 14, 18, 5, 9, { bias: true }],
+      [2, 1, 16, 21, 4, 11, { relu: true }],
     ] as const) {
       const args = {
         input: random(b * c * h * w, h + m),

@@ -56,15 +56,33 @@ export function convLayerPlanes(
   }
 }
 
-/** The weights of maps [m0, m1) as the wasm kernel reads them: [ceil(n/4)][C][K][K][4 maps], zero maps past m1. */
+/** Taps per packed row of weights, as the wasm kernel's `tapsPerRow`: up to 8 padded to 8. */
+const tapsPerRow = (k: number): number => (k <= 8 ? 8 : k);
+
+/** Floats of packed weights for `maps` maps (see packWeights). */
+const packedLength = (maps: number, channels: number, k: number): number => Math.ceil(maps / 4) * channels * k * tapsPerRow(k) * 16;
+
+/**
+ * The weights of maps [m0, m1) as the wasm kernel reads them: [ceil(n/4)][C][K][tapsPerRow(K)][4 maps][4 lanes],
+ * each weight repeated across a vector's 4 lanes, zeros for maps past m1 and taps past K.
+ */
 function packWeights(dst: Float32Array, at: number, weights: Float32Array, channels: number, k: number, m0: number, m1: number): void {
-  const taps = channels * k * k;
-  const blocks = Math.ceil((m1 - m0) / 4);
-  dst.fill(0, at, at + blocks * taps * 4);
+  const row = tapsPerRow(k);
+  const block = channels * k * row * 16;
+  dst.fill(0, at, at + packedLength(m1 - m0, channels, k));
   for (let m = m0; m < m1; m++) {
-    const block = at + ((m - m0) >> 2) * taps * 4 + ((m - m0) & 3);
-    const src = m * taps;
-    for (let t = 0; t < taps; t++) dst[block + t * 4] = weights[src + t]!;
+    const base = at + ((m - m0) >> 2) * block + ((m - m0) & 3) * 4;
+    let src = m * channels * k * k;
+    for (let r = 0; r < channels * k; r++) {
+      for (let x = 0; x < k; x++) {
+        const v = weights[src++]!;
+        const o = base + (r * row + x) * 16;
+        dst[o] = v;
+        dst[o + 1] = v;
+        dst[o + 2] = v;
+        dst[o + 3] = v;
+      }
+    }
   }
 }
 
@@ -88,7 +106,7 @@ export function convLayerPlanesSimd(
   const { channels: C, height: H, width: W, maps: M, k: K, outHeight: OH, outWidth: OW } = d;
   const image = C * H * W;
   const planeLen = OH * OW;
-  const packedLen = Math.ceil(M / 4) * 4 * C * K * K;
+  const packedLen = packedLength(M, C, K);
   const biasLen = Math.ceil(M / 4) * 4 + 4;
   // The last tile of a row reads up to 8 + K floats past the row.
   const slack = 8 + K;
