@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { setMaxListeners } from 'node:events';
 import { AbortError, DisposedError, KernelkitError, now, WorkerError, type TypedArray } from '@kernelkit/core';
 import type { OpName } from '@kernelkit/ops';
@@ -11,6 +12,16 @@ function dtypeOf(a: TypedArray): Dtype {
   if (a instanceof Float64Array) return 'f64';
   if (a instanceof Uint32Array) return 'u32';
   return 'i32';
+}
+
+/**
+ * A typed array of `length` elements over its own ArrayBuffer (byte offset 0) that is not zeroed:
+ * for a result that is overwritten in full before anyone sees it, zeroing it first would cost
+ * the calling thread a pass over the memory.
+ */
+function unzeroed<T extends TypedArray>(like: T, length: number): T {
+  const bytes = Buffer.allocUnsafeSlow(length * like.BYTES_PER_ELEMENT);
+  return new (like.constructor as new (buffer: ArrayBuffer, byteOffset: number, length: number) => T)(bytes.buffer as ArrayBuffer, bytes.byteOffset, length);
 }
 
 const isShared = (a: ArrayBufferView): boolean => a.buffer instanceof SharedArrayBuffer;
@@ -29,15 +40,19 @@ export function split(n: number, parts: number): Array<[number, number]> {
   return out;
 }
 
-/** The bounds of `split(n, parts)` as one list: part i is [b[i], b[i + 1]). */
-export function splitBounds(n: number, parts: number): number[] {
-  const ranges = split(n, parts);
-  return [...ranges.map(([a]) => a), ranges[ranges.length - 1]![1]];
-}
-
-/** Number of tasks: enough for load balance (`perThread` × threads), none smaller than `minWork`. */
-export function taskCount(units: number, work: number, threads: number, perThread: number, minWork: number): number {
-  return Math.max(1, Math.min(units, threads * perThread, Math.floor(work / minWork)));
+/**
+ * Bounds of units over [0, n) for the threads to claim in order, largest first: each unit takes
+ * 1/(2·threads) of what is left, and none fewer than `least` (the last may be smaller). The
+ * threads start on big units (few claims, and the main thread stages input ahead of them) and end
+ * on small ones, so they finish close together. Unit i is [b[i], b[i + 1]).
+ */
+export function guidedBounds(n: number, threads: number, least: number): number[] {
+  const bounds = [0];
+  for (let at = 0; at < n; ) {
+    at = Math.min(n, at + Math.max(least, Math.ceil((n - at) / (2 * threads))));
+    bounds.push(at);
+  }
+  return bounds;
 }
 
 /**
@@ -91,14 +106,17 @@ export class SharedInput<T extends TypedArray> {
 }
 
 /**
- * Results up to this size come back as ordinary arrays when the op copies finished parts as they
- * come in (`SharedOutput` with `partsCopied`). The allocator hands a dropped result's memory to the
- * next one of its size, while each fresh SharedArrayBuffer costs a page fault per 4 KiB, which on
- * short calls costs more than copying the parts while the workers go on. Larger allocations (past
- * glibc's largest mmap threshold, 32 MiB) are fresh pages either way: those results stay shared and
- * the workers fault them in, in parallel.
+ * Results up to this size, on pools of up to `ORDINARY_RESULT_MAX_THREADS` threads, come back as
+ * ordinary arrays when the op copies finished parts as they come in (`SharedOutput` with
+ * `partsCopied`). The allocator hands a dropped result's memory to the next one of its size,
+ * while each fresh SharedArrayBuffer costs a page fault per 4 KiB, which on short calls costs more
+ * than copying the parts while the workers go on. Larger allocations (past glibc's largest mmap
+ * threshold, 32 MiB) are fresh pages either way, and on a bigger pool the one calling thread's
+ * copy would hold up many workers: those results stay shared and the workers fault them in, in
+ * parallel.
  */
 export const ORDINARY_RESULT_MAX_BYTES = 32 * 2 ** 20;
+export const ORDINARY_RESULT_MAX_THREADS = 4;
 
 /**
  * Where the workers write. Without an `out` the result is a fresh SharedArrayBuffer-backed array
@@ -114,9 +132,11 @@ export const ORDINARY_RESULT_MAX_BYTES = 32 * 2 ** 20;
 export class SharedOutput<T extends TypedArray> {
   readonly ref: Ref;
   readonly view: T;
-  private readonly dest: T | undefined;
-  /** True when `dest` is our own result, filled part by part through `copyPart`. */
+  private dest: T | undefined;
+  /** True when our own ordinary result is filled part by part through `copyPart`. */
   readonly byParts: boolean = false;
+  /** Elements copied by `copyPart`. */
+  private partsCopied = 0;
   constructor(
     private readonly call: Call,
     ctor: Ctor<T>,
@@ -128,9 +148,9 @@ export class SharedOutput<T extends TypedArray> {
     partsCopied = false,
   ) {
     const bytes = length * (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
-    if (out === undefined && partsCopied && bytes <= ORDINARY_RESULT_MAX_BYTES) {
+    if (out === undefined && partsCopied && bytes <= ORDINARY_RESULT_MAX_BYTES && call.threads <= ORDINARY_RESULT_MAX_THREADS) {
+      // The result itself is allocated at the first part, so zeroing it does not delay the tasks.
       this.view = new ctor(call.acquire(bytes), 0, length);
-      this.dest = new ctor(length);
       this.byParts = true;
     } else if (out === undefined) this.view = new ctor(new SharedArrayBuffer(bytes), 0, length);
     else if (isShared(out)) this.view = out;
@@ -140,15 +160,13 @@ export class SharedOutput<T extends TypedArray> {
     }
     this.ref = refOf(this.view);
   }
-  /** True when the workers write the result itself (no copy at the end). */
-  get direct(): boolean {
-    return this.dest === undefined;
-  }
   /** Copies elements [start, end), which the workers have finished, into our own ordinary result. */
   copyPart(start: number, end: number): void {
     if (!this.byParts) return;
     const t0 = now();
-    this.dest!.set(this.view.subarray(start, end), start);
+    this.dest ??= unzeroed(this.view, this.view.length);
+    this.dest.set(this.view.subarray(start, end), start);
+    this.partsCopied += end - start;
     this.call.readbackMs += now() - t0;
     this.call.copiedOutBytes += (end - start) * this.view.BYTES_PER_ELEMENT;
   }
@@ -161,6 +179,8 @@ export class SharedOutput<T extends TypedArray> {
     this.call.copiedOutBytes += this.view.byteLength;
   }
   result(): T {
+    // The parts cover the result exactly once, so a short count means memory that was never written.
+    if (this.byParts && this.partsCopied !== this.view.length) throw new Error(`kernelkit: internal error: ${this.partsCopied} of ${this.view.length} result elements copied`);
     return this.dest ?? this.view;
   }
 }
@@ -209,6 +229,11 @@ export class Call {
 
   get failed(): boolean {
     return this.hasError || this.signal.aborted;
+  }
+
+  /** The pool's thread count (what the work is partitioned for). */
+  get threads(): number {
+    return this.pool.threads;
   }
 
   acquire(byteLength: number): SharedArrayBuffer {
@@ -336,8 +361,8 @@ export class Units {
     readonly bounds: readonly number[],
   ) {
     this.count = bounds.length - 1;
-    this.ctrl = new SharedArrayBuffer((UNIT_FLAGS + this.count) * 4);
-    this.words = new Int32Array(this.ctrl);
+    this.ctrl = call.acquire((UNIT_FLAGS + this.count) * 4);
+    this.words = new Int32Array(this.ctrl).fill(0);
     call.whenStopped(() => {
       Atomics.store(this.words, UNIT_STOP, 1);
       Atomics.notify(this.words, UNIT_STAGED);

@@ -241,6 +241,25 @@ describe('data path', () => {
     expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: 0, copiedOutBytes: 0 });
   });
 
+  it('reads and writes shared arrays at any float offset (the wasm kernels line their copies up with them)', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    const at = (a: Float32Array, offset: number): Float32Array => {
+      const s = new Float32Array(new SharedArrayBuffer((a.length + 3) * 4), offset * 4, a.length);
+      s.set(a);
+      return s;
+    };
+    for (const offset of [1, 2, 3]) {
+      const c = conv2dCase([2, 37, 41, offset === 2 ? 3 : 5], 20 + offset);
+      const out = at(new Float32Array(c.input.length), 3 - offset);
+      await backend.conv2d({ ...c, input: at(c.input, offset) }, { out });
+      expect(verifyResult('conv2d', c, out), `conv2d, input at float ${offset}`).toBeUndefined();
+      const l = convLayerCase([3, 2, 21, 19, 5, 3], 30 + offset, { bias: true, relu: false });
+      const lout = at(new Float32Array(3 * 5 * 19 * 17), offset);
+      await backend.convLayer({ ...l, input: at(l.input, 3 - offset) }, { out: lout });
+      expect(verifyResult('convLayer', l, lout), `convLayer, input at float ${3 - offset}`).toBeUndefined();
+    }
+  });
+
   it('copies ordinary inputs once; results come back in one copy (small conv) or written directly (shared), an ordinary out in one copy', async () => {
     await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
     const c = conv2dCase([1, 64, 64, 3], 8);

@@ -1,16 +1,14 @@
 import { convLayerPlanes, convLayerPlanesSimd, wasmSupport, withKernels } from '@kernelkit/cpu';
 import { convLayerMultiplyAdds, type ConvLayerProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
-import { splitBounds, taskCount } from '../call.js';
+import { guidedBounds } from '../call.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
-const MIN_TASK_MACS = 2 ** 17;
-
-/** Blocks of equal work per thread: see conv2d's `BANDS_PER_THREAD`. */
-const BLOCKS_PER_THREAD = 8;
+/** Smallest block, in multiply-adds: see conv2d's `MIN_BAND_MACS`. */
+const MIN_BLOCK_MACS = 2 ** 20;
 
 /**
- * Blocks of output planes over the flattened (batch·maps) space, `BLOCKS_PER_THREAD` per thread,
- * claimed by one task per thread. Blocks are whole images when there are enough of them (a block
+ * Blocks of output planes over the flattened (batch·maps) space, largest first, claimed like
+ * conv2d's bands by one task per thread. Blocks are whole images when there are enough of them (a block
  * that splits an image copies that image into module memory twice); otherwise consecutive planes
  * share an image, so a block reads one or two images and the weights. The input is staged image
  * by image after the tasks are queued, ahead of the blocks that need it; each block writes its
@@ -39,14 +37,19 @@ export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
     const out = call.output(Float32Array, planes * planeLen, ctx.out, undefined, true);
     const image = p.channels * p.height * p.width;
     const dims = { channels: p.channels, height: p.height, width: p.width, maps: p.maps, k: p.k, outHeight: p.outHeight, outWidth: p.outWidth };
-    const n = taskCount(planes, work, env.pool.threads, BLOCKS_PER_THREAD, MIN_TASK_MACS);
-    const units = call.units(n <= p.batch ? splitBounds(p.batch, n).map((img) => img * p.maps) : splitBounds(planes, n));
+    const threads = env.pool.threads;
+    const byImage = p.batch >= 4 * threads;
+    const least = (n: number) => Math.ceil(MIN_BLOCK_MACS / (work / n));
+    const units = call.units(byImage ? guidedBounds(p.batch, threads, least(p.batch)).map((img) => img * p.maps) : guidedBounds(planes, threads, least(planes)));
     const b = units.bounds;
     const task = { kind: 'convLayer', input: input.ref, weights: weights.ref, bias: bias?.ref, relu: p.relu, out: out.ref, dims, bounds: b, ctrl: units.ctrl, simd: useSimd } as const;
     for (let i = Math.min(env.pool.threads, units.count); i > 0; i--) call.submit(task);
+    // One unit per thread is released as soon as its input is in; then the rest in one go (the
+    // first units are the largest, so that copy is done long before a thread asks for more).
+    const first = Math.min(env.pool.threads, units.count);
     for (let u = 0; u < units.count; u++) {
       input.ensure((Math.floor((b[u + 1]! - 1) / p.maps) + 1) * image);
-      units.staged(u);
+      if (u < first || u === units.count - 1) units.staged(u);
     }
     if (out.byParts) await units.collect((u) => out.copyPart(b[u]! * planeLen, b[u + 1]! * planeLen));
     await call.finish(() => out.complete());

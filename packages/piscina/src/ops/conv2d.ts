@@ -1,23 +1,19 @@
 import { allFinite, conv2dRows, conv2dRowsSimd, wasmSupport, withKernels } from '@kernelkit/cpu';
 import { conv2dMultiplyAdds, type OpContext, type OpImplementation, type OpOutput, type Conv2dProblem } from '@kernelkit/ops';
-import { splitBounds, taskCount } from '../call.js';
+import { guidedBounds } from '../call.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
-/** Smallest band worth a task, in multiply-adds (~0.1 ms of work). */
-const MIN_TASK_MACS = 2 ** 17;
-
 /**
- * Bands of equal work per thread. The threads claim them from a shared counter (no round trip per
- * band), so several per thread cost little: a thread that was held up leaves its last bands to
- * the others, and the main thread copies finished bands while the rest are computed.
+ * Smallest band, in multiply-adds (well under 0.1 ms of the wasm kernel): the last bands are this
+ * small, so the threads finish close together.
  */
-const BANDS_PER_THREAD = 8;
+const MIN_BAND_MACS = 2 ** 20;
 
 const NON_FINITE_NOTE = 'the filter has NaN or Infinity, which the wasm kernel would spread over the zero padding: ran the rows (JavaScript) kernel';
 
 /**
- * Row bands over the flattened (batch·height) rows, `BANDS_PER_THREAD` per thread, claimed by one
- * task per thread. A band reads its rows plus `r` halo rows on each side straight from the shared
+ * Row bands over the flattened (batch·height) rows, largest first (`guidedBounds`), claimed
+ * from a shared counter by one task per thread (no round trip to this thread per band). A band reads its rows plus `r` halo rows on each side straight from the shared
  * input, which is copied into shared memory band by band after the tasks are queued (a thread
  * starts on a band as soon as its rows are in), and writes its rows to the shared output; a
  * small result is copied out band by band as bands finish (see `SharedOutput`). `wasm-simd` (the default where the runtime has
@@ -42,13 +38,16 @@ export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
     const filter = call.input(p.filter).all();
     const out = call.output(Float32Array, rows * p.width, ctx.out, undefined, true);
     const r = (p.k - 1) >> 1;
-    const units = call.units(splitBounds(rows, taskCount(rows, work, env.pool.threads, BANDS_PER_THREAD, MIN_TASK_MACS)));
+    const units = call.units(guidedBounds(rows, env.pool.threads, Math.ceil(MIN_BAND_MACS / (work / rows))));
     const b = units.bounds;
     const task = { kind: 'conv2d', input: input.ref, filter: filter.ref, out: out.ref, height: p.height, width: p.width, k: p.k, bounds: b, ctrl: units.ctrl, simd: useSimd } as const;
     for (let i = Math.min(env.pool.threads, units.count); i > 0; i--) call.submit(task);
+    // One unit per thread is released as soon as its input is in; then the rest in one go (the
+    // first units are the largest, so that copy is done long before a thread asks for more).
+    const first = Math.min(env.pool.threads, units.count);
     for (let u = 0; u < units.count; u++) {
       input.ensure(Math.min(rows, b[u + 1]! + r) * p.width);
-      units.staged(u);
+      if (u < first || u === units.count - 1) units.staged(u);
     }
     if (out.byParts) await units.collect((u) => out.copyPart(b[u]! * p.width, b[u + 1]! * p.width));
     await call.finish(() => out.complete());
