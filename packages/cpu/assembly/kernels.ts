@@ -188,10 +188,11 @@ export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: us
     }
   }
   if (relu) {
-    // f32x4.max keeps NaN as NaN, like the reference's ReLU.
+    // pmax(v, 0) = v < 0 ? 0 : v, one instruction where max is several (for its NaN and ±0
+    // rules); it keeps NaN as NaN, like the reference's ReLU, and −0 as −0, equal to its 0.
     const zero = f32x4.splat(0);
-    a0 = f32x4.max(a0, zero); a1 = f32x4.max(a1, zero); a2 = f32x4.max(a2, zero); a3 = f32x4.max(a3, zero);
-    if (vectors > 1) { b0 = f32x4.max(b0, zero); b1 = f32x4.max(b1, zero); b2 = f32x4.max(b2, zero); b3 = f32x4.max(b3, zero); }
+    a0 = f32x4.pmax(a0, zero); a1 = f32x4.pmax(a1, zero); a2 = f32x4.pmax(a2, zero); a3 = f32x4.pmax(a3, zero);
+    if (vectors > 1) { b0 = f32x4.pmax(b0, zero); b1 = f32x4.pmax(b1, zero); b2 = f32x4.pmax(b2, zero); b3 = f32x4.pmax(b3, zero); }
   }
   storeLanes(o, a0, cols);
   if (vectors > 1) storeLanes(o + 16, b0, cols - 4);
@@ -271,8 +272,8 @@ export function conv2d(inp: usize, inStride: i32, filter: usize, k: i32, out: us
   }
   if (relu) {
     const zero = f32x4.splat(0);
-    a0 = f32x4.max(a0, zero); a1 = f32x4.max(a1, zero); a2 = f32x4.max(a2, zero); a3 = f32x4.max(a3, zero);
-    b0 = f32x4.max(b0, zero); b1 = f32x4.max(b1, zero); b2 = f32x4.max(b2, zero); b3 = f32x4.max(b3, zero);
+    a0 = f32x4.pmax(a0, zero); a1 = f32x4.pmax(a1, zero); a2 = f32x4.pmax(a2, zero); a3 = f32x4.pmax(a3, zero);
+    b0 = f32x4.pmax(b0, zero); b1 = f32x4.pmax(b1, zero); b2 = f32x4.pmax(b2, zero); b3 = f32x4.pmax(b3, zero);
   }
   storeTail4(o, outRowBytes, a0, b0, cols);
   if (mapsHere > 1) storeTail4(o + plane, outRowBytes, a1, b1, cols);
