@@ -179,8 +179,13 @@ export class GpuDevice {
     return this.gen.timer !== undefined;
   }
 
-  /** Runs `fn` alone on the device inside validation/OOM/internal error scopes. */
-  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` alone on the device inside validation/OOM/internal error scopes. `fn` may call
+   * `closeScopes` once it has made every GPU command of the call: the scopes are then judged
+   * while it finishes host work (a landing buffer's copy into `out`), and the promise rejects
+   * when one caught an error, so that copy can wait for the verdict instead of following it.
+   */
+  exclusive<T>(fn: (closeScopes: () => Promise<void>) => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
       const gen = await this.usableGeneration();
       const d = gen.device;
@@ -190,20 +195,30 @@ export class GpuDevice {
       d.pushErrorScope('validation');
       d.pushErrorScope('out-of-memory');
       d.pushErrorScope('internal');
+      let judged: Promise<GPUError[]> | undefined;
+      const judge = (): Promise<GPUError[]> =>
+        (judged ??= (async () => {
+          const found: GPUError[] = [];
+          for (let i = 0; i < 3; i++) {
+            const e = await this.race(d.popErrorScope()).catch(() => null);
+            if (e) found.push(e);
+          }
+          return found;
+        })());
+      const closeScopes = async (): Promise<void> => {
+        const found = await judge();
+        if (found.length > 0) throw scopeFailure(found);
+      };
       let result: T | undefined;
       let failure: unknown;
       let failed = false;
       try {
-        result = await fn();
+        result = await fn(closeScopes);
       } catch (e) {
         failed = true;
         failure = e;
       }
-      const errors: GPUError[] = [];
-      for (let i = 0; i < 3; i++) {
-        const e = await this.race(d.popErrorScope()).catch(() => null);
-        if (e) errors.push(e);
-      }
+      const errors = await judge();
       this.ledger.call = 0;
       if (!failed && errors.length === 0) return result as T;
       // A failed call skips its releases: reclaim what it took so failures cannot leak buffers.
@@ -390,7 +405,7 @@ export class GpuDevice {
     if (bytes > this.limits.bufferSize) return undefined;
     const held = await this.gen.staging.landing.take(bytes);
     if (held === undefined) return undefined;
-    return { ...held, copyOut: (into) => this.clock.readbacks.during(() => held.copyOut(into)) };
+    return { ...held, copyOut: (into, ready) => this.clock.readbacks.during(() => held.copyOut(into, ready)) };
   }
 
   /**

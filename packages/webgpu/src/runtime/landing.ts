@@ -38,9 +38,10 @@ export interface Landing {
   readonly buffer: GPUBuffer;
   /**
    * Read pools: maps the first `into.byteLength` bytes (after everything submitted so far) and
-   * copies them into `into`; if the map fails `into` is not written at all.
+   * copies them into `into` once `ready` (when given) has resolved too; if the map fails or
+   * `ready` rejects, `into` is not written at all.
    */
-  copyOut(into: Uint8Array): Promise<void>;
+  copyOut(into: Uint8Array, ready?: Promise<void>): Promise<void>;
   /**
    * Write pools: copies `data` to the start of the buffer (a ragged tail padded with zeros) and
    * unmaps it for the GPU's copies; in pieces of COPY_IN_PIECE_BYTES with an abort check between.
@@ -138,7 +139,7 @@ export class LandingPool {
         buffer.unmap();
         this.unmapped = true;
       },
-      copyOut: async (into) => {
+      copyOut: async (into, ready) => {
         if (this.direction !== 'read') throw new Error('copyOut: this landing buffer is for writes');
         assertLive();
         const size = Math.ceil(into.byteLength / 4) * 4;
@@ -150,6 +151,7 @@ export class LandingPool {
           throw mapFailure(e);
         }
         try {
+          if (ready !== undefined) await ready;
           const touched = untilTouched(into.buffer, into.byteOffset, into.byteOffset + into.byteLength);
           if (touched !== undefined) await touched;
           into.set(new Uint8Array(buffer.getMappedRange(0, size), 0, into.byteLength));

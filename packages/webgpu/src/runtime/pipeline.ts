@@ -115,13 +115,16 @@ export async function hostOutput<T>(
     return { data: target, ...(await gpu.exclusive(() => inCall({ host: target }))) };
   }
   const into = out ?? gpu.output(Float32Array, length);
-  const landed = await gpu.exclusive(async () => {
+  const landed = await gpu.exclusive(async (closeScopes) => {
     const landing = await gpu.landing(length * 4);
     if (landing === undefined) return undefined;
     try {
       const result = await body({ buffer: landing.buffer });
       throwIfAborted(signal);
-      await landing.copyOut(new Uint8Array(into.buffer, into.byteOffset, length * 4));
+      // Every GPU command is made: the error scopes are judged while the map waits for the GPU.
+      const judged = closeScopes();
+      judged.catch(() => {});
+      await landing.copyOut(new Uint8Array(into.buffer, into.byteOffset, length * 4), judged);
       return { result, transfer: gpu.transferTimes() };
     } finally {
       landing.release();
