@@ -4,7 +4,8 @@
  * reports' sizes (the `seed` workloads) after a warm-up, the median of `--reps` calls without
  * timing (what a caller waits for: no clock warm-up) with outputs faulted in by worker threads
  * (the default) and with plain arrays, the medians of `--reps` timed calls' kernel, upload and
- * readback, its floor (input bytes at the staging upload speed + output bytes at the fresh- or reused-array readback speed) and, given
+ * readback, its floor (its own input bytes up through one reused mapped buffer + its output bytes
+ * back into a fresh, or with `out` a reused, array: probed at those sizes) and, given
  * `--torch`, PyTorch's end to end for the same workload (benchmarks/scripts/pytorch-e2e.py).
  *
  *   node apps/studies/dist/webgpu/e2e.js --out DIR [--reps 5] [--probe-mib 256] [--torch FILE] [--only id,id]
@@ -151,6 +152,70 @@ async function floorProbe(adapter: AdapterKind, mib: number): Promise<Probe> {
   return { bytes, gbps };
 }
 
+// ---- the floor of each workload, probed at its own byte counts
+/** ms to move `bytes` each way through one reused mapped buffer (pieces of the device's largest buffer), median of 3: what the floor of a call of those bytes is made of. */
+interface SizedProbe {
+  readonly uploadMs: number;
+  readonly readbackReusedMs: number;
+  readonly readbackFreshMs: number;
+}
+
+async function sizedProbes(adapter: AdapterKind, sizes: readonly number[]): Promise<Map<number, SizedProbe>> {
+  const opened = await openAdapter(adapter);
+  if ('reasons' in opened) throw new Error(opened.reasons.join('; '));
+  const gpu = await GpuDevice.open(opened);
+  const device = gpu.device;
+  const found = new Map<number, SizedProbe>();
+  try {
+    for (const bytes of [...new Set(sizes)]) {
+      const piece = Math.floor(Math.min(bytes, gpu.limits.bufferSize) / 4) * 4;
+      const host = new Uint8Array(bytes);
+      for (let i = 0; i < bytes; i += 4096) host[i] = i & 255;
+      const reused = new Uint8Array(bytes).fill(1);
+      const dev = gpu.storage(piece);
+      const up = device.createBuffer({ size: piece, usage: BUF.MAP_WRITE | BUF.COPY_SRC, mappedAtCreation: true });
+      const down = device.createBuffer({ size: piece, usage: BUF.MAP_READ | BUF.COPY_DST });
+      try {
+        up.unmap();
+        await up.mapAsync(BUF.MAP_WRITE);
+        const uploadMs = await medianOf(3, async () => {
+          for (let o = 0; o < bytes; o += piece) {
+            const len = Math.min(piece, bytes - o);
+            new Uint8Array(up.getMappedRange(), 0, len).set(host.subarray(o, o + len));
+            up.unmap();
+            const enc = device.createCommandEncoder();
+            enc.copyBufferToBuffer(up, 0, dev, 0, Math.ceil(len / 4) * 4);
+            device.queue.submit([enc.finish()]);
+            await up.mapAsync(BUF.MAP_WRITE);
+          }
+        });
+        const read = async (into: Uint8Array) => {
+          for (let o = 0; o < bytes; o += piece) {
+            const len = Math.min(piece, bytes - o);
+            const enc = device.createCommandEncoder();
+            enc.copyBufferToBuffer(dev, 0, down, 0, Math.ceil(len / 4) * 4);
+            device.queue.submit([enc.finish()]);
+            await down.mapAsync(MAP_READ);
+            into.set(new Uint8Array(down.getMappedRange(), 0, len), o);
+            down.unmap();
+          }
+        };
+        const readbackReusedMs = await medianOf(3, () => read(reused));
+        const readbackFreshMs = await medianOf(3, () => read(new Uint8Array(bytes)));
+        found.set(bytes, { uploadMs, readbackReusedMs, readbackFreshMs });
+        console.log(JSON.stringify({ bytes, uploadMs, readbackReusedMs, readbackFreshMs }));
+      } finally {
+        up.destroy();
+        down.destroy();
+        gpu.release(dev);
+      }
+    }
+  } finally {
+    gpu.destroy();
+  }
+  return found;
+}
+
 // ---- end to end
 interface Workload {
   readonly id: string;
@@ -226,6 +291,8 @@ interface Row {
   readonly readbackMs: number | undefined;
   readonly floorMs: number;
   readonly overFloor: number;
+  /** The floor at the speeds of the fixed-size probe (`--probe-mib`). */
+  readonly probeFloorMs: number;
   readonly torchMs: number | undefined;
   readonly runsMs: readonly number[];
 }
@@ -237,10 +304,12 @@ const freshGBps = probe.gbps['readback, one reused buffer, into a fresh array']!
 const reusedGBps = probe.gbps['readback, one reused buffer, into a reused array']!;
 const torch: Record<string, { endToEndMs: number } | undefined> = argv.torch !== undefined && existsSync(argv.torch) ? JSON.parse(readFileSync(argv.torch, 'utf8')).rows : {};
 
-const backend = await createWebGpuBackend({ adapter: argv.adapter });
 const only = argv.only?.split(',');
+const list = workloads(only);
+const sized = await sizedProbes(argv.adapter, list.flatMap((w) => [w.inBytes, w.outBytes]));
+const backend = await createWebGpuBackend({ adapter: argv.adapter });
 const rows: Row[] = [];
-for (const w of workloads(only)) {
+for (const w of list) {
   await w.run(backend, true); // warm-up: pipelines, the auto sweep, staging slices, the touch workers
   const untimed = async (): Promise<number[]> => {
     const xs: number[] = [];
@@ -263,7 +332,11 @@ for (const w of workloads(only)) {
     const xs = runs.map((r) => r[k]).filter((v): v is number => v !== undefined);
     return xs.length === 0 ? undefined : median(xs);
   };
-  const floorMs = (w.inBytes / GB / stagingGBps + w.outBytes / GB / (w.withOut ? reusedGBps : freshGBps)) * 1000;
+  const floorIn = sized.get(w.inBytes)!;
+  const floorOut = sized.get(w.outBytes)!;
+  const floorMs = floorIn.uploadMs + (w.withOut ? floorOut.readbackReusedMs : floorOut.readbackFreshMs);
+  // The same floor at the fixed-size probe's speeds, as earlier reports computed it.
+  const probeFloorMs = (w.inBytes / GB / stagingGBps + w.outBytes / GB / (w.withOut ? reusedGBps : freshGBps)) * 1000;
   const endToEndMs = median(wall);
   const row: Row = {
     id: w.id,
@@ -277,6 +350,7 @@ for (const w of workloads(only)) {
     readbackMs: med('readbackMs'),
     floorMs,
     overFloor: endToEndMs / floorMs,
+    probeFloorMs,
     torchMs: (torch[w.id] ?? torch[w.id.replace(/-out$/, '')])?.endToEndMs,
     runsMs: wall,
   };
@@ -289,11 +363,11 @@ const f = (v: number | undefined, d = 1) => (v === undefined ? '–' : v.toFixed
 const md = [
   `# WebGPU end to end vs the host-copy floor (${backend.info.description})`,
   '',
-  `End to end: median of ${argv.reps} calls without timing after a warm-up, through createWebGpuBackend, outputs faulted in by worker threads (the default on hardware); "plain outputs" the same calls with plain arrays. Kernel, upload and readback: medians of ${argv.reps} more calls with timing on (which adds the clock warm-up before each pass). Floor: input bytes at the staging upload speed + output bytes at the fresh-array readback speed (reused-array speed where the call is given \`out\`), both from the probe below, measured in the same process.`,
+  `End to end: median of ${argv.reps} calls without timing after a warm-up, through createWebGpuBackend, outputs faulted in by worker threads (the default on hardware); "plain outputs" the same calls with plain arrays. Kernel, upload and readback: medians of ${argv.reps} more calls with timing on (which adds the clock warm-up before each pass). Floor: the time to move the call's own input bytes up through one reused mapped buffer (one host copy and one GPU copy per piece of the device's largest buffer) plus its output bytes back into a fresh array (into a reused array where the call is given \`out\`), each the median of 3, probed in the same process before the calls; \"fixed-probe floor\": the same bytes at the speeds of the ${argv.probeMib} MiB probe below.`,
   '',
-  '| workload | end to end ms | plain outputs ms | kernel ms | upload ms | readback ms | floor ms | × floor | PyTorch ms |',
-  '|---|---|---|---|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.label} | ${f(r.endToEndMs)} | ${f(r.plainOutputMs)} | ${f(r.kernelMs, 2)} | ${f(r.uploadMs)} | ${f(r.readbackMs)} | ${f(r.floorMs)} | ${f(r.overFloor, 2)} | ${f(r.torchMs)} |`),
+  '| workload | end to end ms | plain outputs ms | kernel ms | upload ms | readback ms | floor ms | × floor | fixed-probe floor ms | PyTorch ms |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+  ...rows.map((r) => `| ${r.label} | ${f(r.endToEndMs)} | ${f(r.plainOutputMs)} | ${f(r.kernelMs, 2)} | ${f(r.uploadMs)} | ${f(r.readbackMs)} | ${f(r.floorMs)} | ${f(r.overFloor, 2)} | ${f(r.probeFloorMs)} | ${f(r.torchMs)} |`),
   '',
   `## Floor probe (${argv.probeMib} MiB each)`,
   '',

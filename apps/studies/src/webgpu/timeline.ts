@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { median } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
-import { CONV2D_WORKLOADS, makeConv2dArgs, makeScanArgs, SCAN_WORKLOADS, type Backend } from '@kernelkit/ops';
+import { CONV2D_WORKLOADS, CONV_LAYER_WORKLOADS, convLayerOutputShape, makeConv2dArgs, makeConvLayerArgs, makeScanArgs, SCAN_WORKLOADS, type Backend } from '@kernelkit/ops';
 import { createPiscinaBackend } from '@kernelkit/piscina';
 import { createWebGpuBackend } from '@kernelkit/webgpu';
 import { BUF, gpuDeviceOf, MAP_READ, setFreshOutputLanding, setUploadLanding } from '@kernelkit/webgpu/testing';
@@ -24,7 +24,7 @@ const argv = parseStudyArgs<{ out: string; reps: number; only: string; mix: bool
     .description('event timeline of WebGPU end-to-end calls (Dawn map/unmap/submit and large host copies), and the same call beside other backends')
     .requiredOption('--out <dir>', 'where webgpu-timeline.json and webgpu-timeline.md go')
     .option('--reps <n>', 'traced calls per case after one warm-up', integer(), 3)
-    .option('--only <ids>', 'cases: conv2d, conv2d-out, conv2d-out-upload-landing, conv2d-fresh-landing, scan, scan-out', 'conv2d,conv2d-out,conv2d-out-upload-landing,conv2d-fresh-landing,scan,scan-out')
+    .option('--only <ids>', 'cases: conv2d, conv2d-out, conv2d-out-upload-landing, conv2d-fresh-landing, scan, scan-out, convlayer-out', 'conv2d,conv2d-out,conv2d-out-upload-landing,conv2d-fresh-landing,scan,scan-out')
     .option('--memcpy', 'also time host copies into and out of mapped buffers of several sizes, apart from the GPU copies', false)
     .option('--workload <name>', 'small or seed (the course reports\' sizes)', oneOf<'small' | 'seed'>(['small', 'seed']), 'seed')
     .option('--adapter <kind>', 'hardware, software or any', oneOf<'hardware' | 'software' | 'any'>(['hardware', 'software', 'any']), 'hardware')
@@ -63,6 +63,32 @@ function wrap(proto: object, name: string, label: string, bytesOf: (self: unknow
   });
 }
 
+/** Async calls are always logged; synchronous ones taking at least this long too (the rest are noise). */
+const SYNC_LOG_MS = 0.05;
+
+/** Wraps every method of `proto` (a Dawn class) except those named in `skip`. */
+function wrapAll(proto: object, className: string, skip: readonly string[]): void {
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    if (name === 'constructor' || skip.includes(name)) continue;
+    const d = Object.getOwnPropertyDescriptor(proto, name);
+    if (d === undefined || typeof d.value !== 'function') continue;
+    const original = d.value as (...a: unknown[]) => unknown;
+    Object.defineProperty(proto, name, {
+      configurable: true,
+      writable: true,
+      value: function (this: unknown, ...args: unknown[]) {
+        if (events === undefined) return original.apply(this, args);
+        const t0 = now();
+        const r = original.apply(this, args);
+        if (r instanceof Promise) return r.finally(() => log({ what: `${className}.${name}`, t0, t1: now() }));
+        const t1 = now();
+        if (t1 - t0 >= SYNC_LOG_MS) log({ what: `${className}.${name}`, t0, t1 });
+        return r;
+      },
+    });
+  }
+}
+
 function instrument(device: GPUDevice): void {
   const probe = device.createBuffer({ size: 4, usage: MAP_READ | BUF.COPY_DST });
   const bufferProto = Object.getPrototypeOf(probe) as object;
@@ -74,6 +100,16 @@ function instrument(device: GPUDevice): void {
   wrap(Object.getPrototypeOf(device.queue) as object, 'submit', 'submit', () => undefined);
   wrap(Object.getPrototypeOf(device.queue) as object, 'onSubmittedWorkDone', 'onSubmittedWorkDone', () => undefined);
   wrap(Object.getPrototypeOf(device) as object, 'createBuffer', 'createBuffer', (_self, args) => (args[0] as GPUBufferDescriptor).size);
+  // Everything else the runtime calls on the device, its queue, buffers and encoders, by class.
+  wrapAll(Object.getPrototypeOf(device) as object, 'device', ['createBuffer']);
+  wrapAll(Object.getPrototypeOf(device.queue) as object, 'queue', ['submit', 'onSubmittedWorkDone']);
+  wrapAll(bufferProto, 'buffer', ['mapAsync', 'getMappedRange', 'unmap']);
+  const enc = device.createCommandEncoder();
+  wrapAll(Object.getPrototypeOf(enc) as object, 'encoder', []);
+  const pass = enc.beginComputePass();
+  wrapAll(Object.getPrototypeOf(pass) as object, 'pass', []);
+  pass.end();
+  enc.finish();
   const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
   wrap(typedArrayProto, 'set', 'host copy', (_self, args) => (args[0] as ArrayBufferView).byteLength, 1 << 20);
 }
@@ -90,7 +126,12 @@ function cases(): Case[] {
   const scan = SCAN_WORKLOADS[argv.workload].find((w) => w.dtype === 'u32')!;
   const scanArgs = makeScanArgs(scan);
   const scanOut = new Uint32Array(scanArgs.input.length);
+  const layer = CONV_LAYER_WORKLOADS[argv.workload].find((w) => w.id.startsWith('convlayer-L1'))!;
+  const layerArgs = makeConvLayerArgs(layer);
+  const o = convLayerOutputShape(layer);
+  const layerOut = new Float32Array(layer.batch * layer.maps * o.outHeight * o.outWidth);
   const all: Case[] = [
+    { id: 'convlayer-out', run: (b) => b.convLayer(layerArgs, { out: layerOut }) },
     { id: 'conv2d', run: (b) => b.conv2d(convArgs) },
     { id: 'conv2d-out', run: (b) => b.conv2d(convArgs, { out: convOut }) },
     { id: 'conv2d-out-upload-landing', run: (b) => (setUploadLanding(b, true), b.conv2d(convArgs, { out: convOut }).finally(() => setUploadLanding(b, undefined))) },
