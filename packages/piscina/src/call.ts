@@ -3,7 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { AbortError, DisposedError, KernelkitError, now, WorkerError, type TypedArray } from '@kernelkit/core';
 import type { OpName } from '@kernelkit/ops';
 import type { Pool } from './pool.js';
-import { STOPPED_MESSAGE, UNIT_DONE, UNIT_FLAGS, UNIT_STAGED, UNIT_STOP, type Dtype, type Ref, type Task } from './protocol.js';
+import { STOPPED_MESSAGE, UNIT_DONE, UNIT_FLAGS, UNIT_STAGED, UNIT_STOP, UNIT_WAITING, type Dtype, type Ref, type Task } from './protocol.js';
 
 type Ctor<T extends TypedArray> = new (buffer: SharedArrayBuffer | number, byteOffset?: number, length?: number) => T;
 
@@ -372,7 +372,8 @@ export class Units {
   /** Lets the workers start units [0, u]: their input is in shared memory. */
   staged(u: number): void {
     Atomics.store(this.words, UNIT_STAGED, u + 1);
-    Atomics.notify(this.words, UNIT_STAGED);
+    // A wake-up is a system call, and a woken thread may take this thread's core.
+    if (Atomics.load(this.words, UNIT_WAITING) !== 0) Atomics.notify(this.words, UNIT_STAGED);
   }
 
   /**

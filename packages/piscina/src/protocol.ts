@@ -40,8 +40,10 @@ export const UNIT_STAGED = 1;
 export const UNIT_DONE = 2;
 /** Non-zero: the call failed or was aborted; a worker waiting for staged input stops. */
 export const UNIT_STOP = 3;
+/** Workers waiting for staged input: the main thread wakes them only when there are any. */
+export const UNIT_WAITING = 4;
 /** Then one word per unit: 1 once that unit's output is written. */
-export const UNIT_FLAGS = 4;
+export const UNIT_FLAGS = 5;
 
 /** Rows [bounds[u], bounds[u + 1]) of the flattened (batch·height) rows per unit. */
 export interface Conv2dTask extends ClaimedUnits {

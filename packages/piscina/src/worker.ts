@@ -29,6 +29,7 @@ import {
   UNIT_NEXT,
   UNIT_STAGED,
   UNIT_STOP,
+  UNIT_WAITING,
   type ClaimedUnits,
   type Conv2dTask,
   type ConvLayerTask,
@@ -133,9 +134,15 @@ function eachClaimedUnit(t: ClaimedUnits, run: (start: number, end: number) => v
   const ctrl = new Int32Array(t.ctrl);
   const units = t.bounds.length - 1;
   for (let u = Atomics.add(ctrl, UNIT_NEXT, 1); u < units; u = Atomics.add(ctrl, UNIT_NEXT, 1)) {
-    for (let staged = Atomics.load(ctrl, UNIT_STAGED); staged <= u; staged = Atomics.load(ctrl, UNIT_STAGED)) {
-      if (Atomics.load(ctrl, UNIT_STOP) !== 0) throw new Error(STOPPED);
-      Atomics.wait(ctrl, UNIT_STAGED, staged, 50);
+    if (Atomics.load(ctrl, UNIT_STAGED) <= u) {
+      // Counted before the last look at UNIT_STAGED, so the main thread either sees us waiting
+      // (and wakes us) or has already staged what that look finds.
+      Atomics.add(ctrl, UNIT_WAITING, 1);
+      for (let staged = Atomics.load(ctrl, UNIT_STAGED); staged <= u; staged = Atomics.load(ctrl, UNIT_STAGED)) {
+        if (Atomics.load(ctrl, UNIT_STOP) !== 0) throw new Error(STOPPED);
+        Atomics.wait(ctrl, UNIT_STAGED, staged, 50);
+      }
+      Atomics.sub(ctrl, UNIT_WAITING, 1);
     }
     run(t.bounds[u]!, t.bounds[u + 1]!);
     Atomics.store(ctrl, UNIT_FLAGS + u, 1);

@@ -44,12 +44,9 @@ export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
     const b = units.bounds;
     const task = { kind: 'convLayer', input: input.ref, weights: weights.ref, bias: bias?.ref, relu: p.relu, out: out.ref, dims, bounds: b, ctrl: units.ctrl, simd: useSimd } as const;
     for (let i = Math.min(env.pool.threads, units.count); i > 0; i--) call.submit(task);
-    // One unit per thread is released as soon as its input is in; then the rest in one go (the
-    // first units are the largest, so that copy is done long before a thread asks for more).
-    const first = Math.min(env.pool.threads, units.count);
     for (let u = 0; u < units.count; u++) {
       input.ensure((Math.floor((b[u + 1]! - 1) / p.maps) + 1) * image);
-      if (u < first || u === units.count - 1) units.staged(u);
+      units.staged(u);
     }
     if (out.byParts) await units.collect((u) => out.copyPart(b[u]! * planeLen, b[u + 1]! * planeLen));
     await call.finish(() => out.complete());

@@ -42,12 +42,9 @@ export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
     const b = units.bounds;
     const task = { kind: 'conv2d', input: input.ref, filter: filter.ref, out: out.ref, height: p.height, width: p.width, k: p.k, bounds: b, ctrl: units.ctrl, simd: useSimd } as const;
     for (let i = Math.min(env.pool.threads, units.count); i > 0; i--) call.submit(task);
-    // One unit per thread is released as soon as its input is in; then the rest in one go (the
-    // first units are the largest, so that copy is done long before a thread asks for more).
-    const first = Math.min(env.pool.threads, units.count);
     for (let u = 0; u < units.count; u++) {
       input.ensure(Math.min(rows, b[u + 1]! + r) * p.width);
-      if (u < first || u === units.count - 1) units.staged(u);
+      units.staged(u);
     }
     if (out.byParts) await units.collect((u) => out.copyPart(b[u]! * p.width, b[u + 1]! * p.width));
     await call.finish(() => out.complete());
