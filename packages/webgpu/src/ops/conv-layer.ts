@@ -1,14 +1,14 @@
 import { assertBoolean, assertInteger, assertObject, LimitExceededError, throwIfAborted } from '@kernelkit/core';
 import { convLayerFlops, convLayerOutputLength, isDeviceArray, type ConvLayerProblem, type DeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem } from '@kernelkit/ops';
-import { gpuDeviceArray, residentBuffer } from '../runtime/device-array.js';
+import { copyBuffer, gpuDeviceArray, residentBuffer } from '../runtime/device-array.js';
 import type { GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
-import { chunkBytesOf, chunkTarget, PIPELINE_SETS, runChunked } from '../runtime/pipeline.js';
+import { chunkBytesOf, encodeSinkCopy, hostOutput, PIPELINE_SETS, runChunked, sinkReads, stageInput, submitSinkCopy, type ChunkSink } from '../runtime/pipeline.js';
 import { log2Bucket } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
-import { bytesOf, executeParts, itemsPerChunk, MIN_WORK_PER_OUTPUT, workPerSubmit, type WorkRate } from './common.js';
+import { executeParts, itemsPerChunk, MIN_WORK_PER_OUTPUT, workPerSubmit, type WorkRate } from './common.js';
 import { convLayerDirect, convLayerGemm, convLayerGemmPx, convLayerTiled, type GemmPixels } from './conv-layer.wgsl.js';
 
 /** Everything of the problem but the input, which is a host array or a GPU buffer. */
@@ -121,8 +121,8 @@ export interface ConvLayerChunking {
 /** Where a call's input is: the caller's host array or a GPU buffer (a resident DeviceArray). */
 type Source = { readonly host: Float32Array } | { readonly buffer: GPUBuffer };
 
-/** Where the output goes: a host array, a new device buffer (for a DeviceArray), or nowhere (sweep timing). */
-type Sink = { readonly host: Float32Array } | 'device' | 'discard';
+/** Where the output goes: a host array or the landing buffer (runtime/pipeline.ts), a new device buffer (for a DeviceArray), or nowhere (sweep timing). */
+type Sink = ChunkSink | 'device' | 'discard';
 
 interface LayerRun {
   /** The device output buffer (sink 'device'), owned by the caller now. */
@@ -179,33 +179,36 @@ function imagesPerChunk(gpu: GpuDevice, p: Shape, chunking: ConvLayerChunking): 
   return Math.min(itemsPerChunk(gpu, perImage, 'input'), chunking.chunkItems ?? Math.max(1, Math.floor(chunkBytesOf(gpu) / perImage)));
 }
 
-/**
- * The layer over the whole batch, inside one exclusive section: in one pass when the batch fits
- * one binding (or `chunkItems`), else in chunks, overlapped or sequential.
- */
+/** The layer over the whole batch in one exclusive section of its own (layerBody). */
 function runLayer(gpu: GpuDevice, p: Shape, src: Source, sink: Sink, plan: Plan, job: Job): Promise<LayerRun> {
+  if (sink === 'device' && p.batch * convLayerOutputLength({ ...p, batch: 1 }) * 4 > gpu.limits.bufferSize) {
+    throw new LimitExceededError('output', `a device output of ${p.batch * convLayerOutputLength({ ...p, batch: 1 }) * 4} bytes is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes); ask for output: 'array'`);
+  }
+  return gpu.exclusive(() => layerBody(gpu, p, src, sink, plan, job));
+}
+
+/**
+ * The layer over the whole batch, inside the caller's exclusive section: in one pass when the
+ * batch fits one binding (or `chunkItems`), else in chunks, overlapped or sequential.
+ */
+async function layerBody(gpu: GpuDevice, p: Shape, src: Source, sink: Sink, plan: Plan, job: Job): Promise<LayerRun> {
   const inPer = p.channels * p.height * p.width;
   const outPer = convLayerOutputLength({ ...p, batch: 1 });
   const per = imagesPerChunk(gpu, p, job.chunking);
-  if (sink === 'device' && p.batch * outPer * 4 > gpu.limits.bufferSize) {
-    throw new LimitExceededError('output', `a device output of ${p.batch * outPer * 4} bytes is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes); ask for output: 'array'`);
+  // A resident source's buffer is looked up here, inside the call (a getter: see sourceOf).
+  const input: Source = 'buffer' in src ? { buffer: src.buffer } : src;
+  const pipeline = gpu.pipeline(plan.program);
+  const weights = plan.uniformWeights ? gpu.uniform(vec4Array(p.weights, plan.uniformVec4s)) : await gpu.upload(p.weights);
+  // The bias binding always exists (flags say whether to use it): one pipeline layout.
+  const bias = await gpu.upload(p.bias ?? new Float32Array(1));
+  const flags = (p.bias !== undefined ? 1 : 0) | (p.relu ? 2 : 0);
+  const layer: LayerContext = { gpu, p, plan, pipeline, weights, bias, flags, inPer, outPer, per, job };
+  try {
+    const run = per >= p.batch ? await single(layer, input, sink) : await chunked(layer, input, sink);
+    return { ...run, ...gpu.transferTimes() };
+  } finally {
+    gpu.release(weights, bias);
   }
-  return gpu.exclusive(async () => {
-    // A resident source's buffer is looked up here, inside the call (a getter: see sourceOf).
-    const input: Source = 'buffer' in src ? { buffer: src.buffer } : src;
-    const pipeline = gpu.pipeline(plan.program);
-    const weights = plan.uniformWeights ? gpu.uniform(vec4Array(p.weights, plan.uniformVec4s)) : await gpu.upload(p.weights);
-    // The bias binding always exists (flags say whether to use it): one pipeline layout.
-    const bias = await gpu.upload(p.bias ?? new Float32Array(1));
-    const flags = (p.bias !== undefined ? 1 : 0) | (p.relu ? 2 : 0);
-    const layer: LayerContext = { gpu, p, plan, pipeline, weights, bias, flags, inPer, outPer, per, job };
-    try {
-      const run = per >= p.batch ? await single(layer, input, sink) : await chunked(layer, input, sink);
-      return { ...run, ...gpu.transferTimes() };
-    } finally {
-      gpu.release(weights, bias);
-    }
-  });
 }
 
 interface LayerContext {
@@ -223,13 +226,25 @@ interface LayerContext {
 }
 
 async function single(l: LayerContext, src: Source, sink: Sink): Promise<LayerRun> {
-  const { gpu, p, outPer } = l;
+  const { gpu, p, inPer, outPer } = l;
   const size = p.batch * outPer * 4;
-  const input = 'host' in src ? await gpu.upload(src.host, 0, l.job.signal) : src.buffer;
+  let input: GPUBuffer;
+  if ('buffer' in src) input = src.buffer;
+  else {
+    // A large host input goes into the upload landing buffer in one copy, then into its storage buffer on the GPU.
+    const staged = await stageInput(gpu, src.host.subarray(0, p.batch * inPer), 1, l.job.signal);
+    if (staged === undefined) input = await gpu.upload(src.host, 0, l.job.signal);
+    else {
+      input = gpu.storage(p.batch * inPer * 4);
+      copyBuffer(gpu, staged.buffer, 0, input, 0, p.batch * inPer * 4);
+      staged.release();
+    }
+  }
   const output = gpu.storage(size);
-  const reads = typeof sink === 'object' ? [{ buffer: output, offset: 0, size, into: bytesOf(sink.host, 0, p.batch * outPer) }] : [];
+  const reads = typeof sink === 'object' ? sinkReads(sink, output, 0, size, 0) : [];
   const bind = (part: GridPart, temps: GPUBuffer[]) => bindPart(l, p.batch, input, output, part, temps);
   const r = await executeParts(gpu, l.pipeline, layerSubmits(l, p.batch), bind, reads, l.job.timing, l.job.signal, l.job.warmUp);
+  if (typeof sink === 'object') submitSinkCopy(gpu, sink, output, 0, size, 0);
   if ('host' in src) gpu.release(input);
   if (sink === 'device') return { buffer: output, kernelMs: r.kernelMs, chunks: 1, overlapped: false };
   gpu.release(output);
@@ -244,7 +259,10 @@ interface LayerSet {
 /**
  * The batch in chunks of `per` images on the runtime pipeline (runtime/pipeline.ts): with
  * overlap, two buffer sets, so chunk n+1's upload and chunk n−1's readback overlap chunk n's
- * compute; without, each chunk is uploaded, computed and read back before the next.
+ * compute; without, each chunk is uploaded, computed and read back before the next. A large
+ * host input is staged whole in the upload landing buffer and each chunk copies its images from
+ * there on the GPU, as from a resident input; into the landing buffer (a caller's `out`) each
+ * chunk's output is copied on the GPU.
  */
 async function chunked(l: LayerContext, src: Source, sink: Sink): Promise<LayerRun> {
   const { gpu, p, inPer, outPer, per } = l;
@@ -252,6 +270,9 @@ async function chunked(l: LayerContext, src: Source, sink: Sink): Promise<LayerR
   const full = sink === 'device' ? gpu.storage(p.batch * outPer * 4) : undefined;
   const chunks = Math.ceil(p.batch / per);
   const count = (i: number): number => Math.min(per, p.batch - i * per);
+  const staged = 'host' in src ? await stageInput(gpu, src.host.subarray(0, p.batch * inPer), chunks, l.job.signal) : undefined;
+  // Where chunks copy their images from on the GPU (else each chunk's upload writes them through the ring).
+  const from = 'buffer' in src ? src.buffer : staged?.buffer;
   try {
     const r = await runChunked<LayerSet>(
       gpu,
@@ -265,16 +286,17 @@ async function chunked(l: LayerContext, src: Source, sink: Sink): Promise<LayerR
           const b0 = i * per;
           return {
             upload: async (s, signal) => {
-              if ('host' in src) await gpu.write(s.input, 0, src.host.subarray(b0 * inPer, (b0 + n) * inPer), signal);
+              if (from === undefined && 'host' in src) await gpu.write(s.input, 0, src.host.subarray(b0 * inPer, (b0 + n) * inPer), signal);
             },
             encodeBefore: (enc, s) => {
-              if ('buffer' in src) enc.copyBufferToBuffer(src.buffer, b0 * inPer * 4, s.input, 0, n * inPer * 4);
+              if (from !== undefined) enc.copyBufferToBuffer(from, b0 * inPer * 4, s.input, 0, n * inPer * 4);
             },
             work: (s) => ({ pipeline: l.pipeline, submits: layerSubmits(l, n), bind: (part, temps) => bindPart(l, n, s.input, s.output, part, temps) }),
             encodeAfter: (enc, s) => {
               if (full !== undefined) enc.copyBufferToBuffer(s.output, 0, full, b0 * outPer * 4, n * outPer * 4);
+              if (typeof sink === 'object') encodeSinkCopy(enc, sink, s.output, 0, n * outPer * 4, b0 * outPer * 4);
             },
-            reads: (s) => (typeof sink === 'object' ? [{ buffer: s.output, offset: 0, size: n * outPer * 4, into: bytesOf(sink.host, b0 * outPer, n * outPer) }] : []),
+            reads: (s) => (typeof sink === 'object' ? sinkReads(sink, s.output, 0, n * outPer * 4, b0 * outPer * 4) : []),
             done: () => l.job.onProgress?.({ done: b0 + n, total: p.batch, unit: 'images' }),
           };
         },
@@ -285,6 +307,8 @@ async function chunked(l: LayerContext, src: Source, sink: Sink): Promise<LayerR
   } catch (e) {
     if (full !== undefined) gpu.release(full);
     throw e;
+  } finally {
+    staged?.release();
   }
 }
 
@@ -302,11 +326,10 @@ async function runPlan(gpu: GpuDevice, p: ResidentProblem<'convLayer'>, ctx: OpC
     const data = gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, convLayerOutputLength(p));
     return { data, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
   }
-  const into = chunkTarget(ctx.out, () => imagesPerChunk(gpu, shape, chunking) >= p.batch, () => gpu.output(Float32Array, convLayerOutputLength(p)));
-  const r = await runLayer(gpu, shape, src, { host: into.target }, plan, job);
-  const data = into.settle();
-  const chunk = chunkNote(r);
-  return { data, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
+  const r = await hostOutput(gpu, ctx.out, Float32Array, convLayerOutputLength(p), () => imagesPerChunk(gpu, shape, chunking) >= p.batch, ctx.signal, (sink) => layerBody(gpu, shape, src, sink, plan, job));
+  const chunk = chunkNote(r.result);
+  if (r.note !== undefined) notes.push(r.note);
+  return { data: r.data, kernelMs: r.result.kernelMs, ...r.transfer, notes: chunk === undefined ? notes : [...notes, chunk] };
 }
 
 function shapeOf(p: ResidentProblem<'convLayer'>): Shape {

@@ -1,11 +1,11 @@
 import { LimitExceededError, throwIfAborted, UnsupportedError } from '@kernelkit/core';
-import { allocScanOutput, isDeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem, type ScanArray, type ScanProblem } from '@kernelkit/ops';
+import { allocScanOutput, isDeviceArray, type DeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem, type ScanArray, type ScanProblem } from '@kernelkit/ops';
 import { copyBuffer, gpuDeviceArray, residentBuffer, type GpuDtype } from '../runtime/device-array.js';
 import type { Binding, Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams } from '../runtime/params.js';
-import { chunkTarget } from '../runtime/pipeline.js';
+import { hostOutput, sinkReads, stageInput, submitSinkCopy, type ChunkSink } from '../runtime/pipeline.js';
 import { BUF, grid1d } from '../runtime/usage.js';
-import { addMs, bytesOf, callTimes, workPerSubmit, type WorkRate } from './common.js';
+import { addMs, bytesOf, callTimes, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
 import { type DecoupledConfig, decoupledConfig, decoupledParams, decoupledVecScan, paddedBytes, stateBytes, tilesFor, uploadPadded } from './scan-decoupled.js';
 import { addOffsets, BLELLOCH_BLOCK, blellochBlocks, RTS_TILE, rtsReduce, rtsScan, type WgslScalar } from './scan.wgsl.js';
 
@@ -134,34 +134,55 @@ async function readElement(gpu: GpuDevice, buffer: GPUBuffer, index: number, dty
 }
 
 /**
- * The input is a host array (uploaded chunk by chunk) or this backend's own DeviceArray (bound
- * where it is, or copied on the device into a padded buffer where the vec4 kernels would read
- * past its end). With `output: 'device'` every chunk writes its part of one device buffer,
- * returned as the handle; otherwise each chunk is read back into the host output.
+ * The input is a host array (uploaded chunk by chunk through the staging ring, or a large one
+ * copied whole into the upload landing buffer and copied from there chunk by chunk on the GPU)
+ * or this backend's own DeviceArray (bound where it is, or copied on the device into a padded
+ * buffer where the vec4 kernels would read past its end). With `output: 'device'` every chunk
+ * writes its part of one device buffer, returned as the handle; otherwise the chunks go to the
+ * host output through `hostOutput` (runtime/pipeline.ts): into the landing buffer and then `out`
+ * when the caller gave one, else read back into a fresh array.
  */
 async function runScan(gpu: GpuDevice, p: ResidentProblem<'scan'>, ctx: ScanRunContext, scan: ScanPlan, chunkLimit: number | undefined): Promise<OpOutput<ScanArray>> {
   const input = p.input;
   const n = input.length;
   const dtype = p.dtype as GpuDtype;
   const toDevice = ctx.output === 'device';
-  const resident = isDeviceArray(input);
-  if (n === 0) return { data: ctx.out ?? allocScanOutput(resident ? new CTORS[dtype](0) : input), kernelMs: 0, uploadMs: 0, readbackMs: 0 };
+  if (n === 0) return { data: ctx.out ?? allocScanOutput(isDeviceArray(input) ? new CTORS[dtype](0) : input), kernelMs: 0, uploadMs: 0, readbackMs: 0 };
   if (toDevice && paddedBytes(n) > gpu.limits.bufferSize) {
     throw new LimitExceededError('input', `a device output of ${paddedBytes(n)} bytes is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes); ask for output: 'array'`);
   }
-  const t = dtype as WgslScalar;
   // Lengths beyond one binding, or beyond one submit's work, run in chunks; each chunk's
   // carry-in is the previous chunk's total, and the signal is checked between chunks. Chunks
   // are whole RTS tiles, so every chunk's byte offset meets the binding offset alignment.
   const chunk = Math.max(RTS_TILE, Math.floor(Math.min(chunkLimit ?? Infinity, gpu.limits.storageBinding / 4, workPerSubmit(gpu, RATE)) / RTS_TILE) * RTS_TILE);
-  // Chunks each write their part: into an array of our own when the caller gave `out`, copied
-  // over at the end, so a failure in a later chunk leaves `out` as it was.
-  const into = toDevice ? undefined : chunkTarget<ScanArray>(ctx.out, () => chunk >= n, () => gpu.output(CTORS[dtype], n));
-  const out = into?.target;
-  const result = await gpu.exclusive(async () => {
-    const source = resident ? residentBuffer(gpu, input, 'input') : undefined;
-    const hostInput = resident ? undefined : input;
-    const target = toDevice ? gpu.storage(paddedBytes(n)) : undefined;
+  if (toDevice) {
+    return gpu.exclusive(async () => {
+      const target = gpu.storage(paddedBytes(n));
+      const times = await scanChunks(gpu, p, ctx, scan, chunk, { buffer: target });
+      return { data: gpuDeviceArray(gpu, ctx.deviceArray, target, n, dtype) as OpOutput<ScanArray>['data'], ...times };
+    });
+  }
+  const r = await hostOutput(gpu, ctx.out, CTORS[dtype], n, () => chunk >= n, ctx.signal, (sink) => scanChunks(gpu, p, ctx, scan, chunk, sink));
+  return { data: r.data, ...r.result, ...r.transfer, ...(r.note === undefined ? {} : { notes: [r.note] }) };
+}
+
+/**
+ * The scan in chunks of `chunk` elements into `sink`: a host array (each chunk read back into
+ * its part), the landing buffer (each chunk copied into its part on the GPU) or a device output
+ * (a storage buffer each chunk binds at its offset). Runs inside the caller's exclusive section.
+ */
+async function scanChunks(gpu: GpuDevice, p: ResidentProblem<'scan'>, ctx: ScanRunContext, scan: ScanPlan, chunk: number, sink: ChunkSink): Promise<CallTimes> {
+  const input = p.input;
+  const n = input.length;
+  const dtype = p.dtype as GpuDtype;
+  const t = dtype as WgslScalar;
+  const hostInput = isDeviceArray(input) ? undefined : input;
+  const target = 'buffer' in sink && (sink.buffer.usage & BUF.STORAGE) !== 0 ? sink.buffer : undefined;
+  const host = 'host' in sink ? (sink.host as ScanArray) : undefined;
+  const staged = hostInput !== undefined ? await stageInput(gpu, hostInput, Math.ceil(n / chunk), ctx.signal) : undefined;
+  try {
+    // Where chunks copy their input from on the GPU: a resident input, or the staged host input.
+    const source = hostInput === undefined ? residentBuffer(gpu, input as DeviceArray<ScanArray>, 'input') : staged?.buffer;
     const carryBuffer = gpu.small(new Uint32Array([initBits(p, p.initial), 0, 0, 0]));
     let carry = p.initial;
     let kernelMs: number | undefined = 0;
@@ -171,17 +192,19 @@ async function runScan(gpu: GpuDevice, p: ResidentProblem<'scan'>, ctx: ScanRunC
       const bytes = paddedBytes(len);
       const temps: GPUBuffer[] = [];
       const owned: GPUBuffer[] = [];
-      // Padded to 16 bytes: the decoupled kernels read and write vec4s.
+      // Padded to 16 bytes: the decoupled kernels read and write vec4s. A staged input is
+      // always copied (a mappable buffer cannot be bound); a resident one is bound in place
+      // where its padded range lies inside it.
       let src: Binding;
-      if (hostInput !== undefined) {
-        const b = await uploadPadded(gpu, hostInput.subarray(s, s + len), ctx.signal);
+      if (source === undefined) {
+        const b = await uploadPadded(gpu, hostInput!.subarray(s, s + len), ctx.signal);
         owned.push(b);
         src = b;
-      } else if (s * 4 + bytes <= source!.size) src = { buffer: source!, offset: s * 4, size: bytes };
+      } else if (staged === undefined && s * 4 + bytes <= source.size) src = { buffer: source, offset: s * 4, size: bytes };
       else {
         const b = gpu.storage(bytes);
         owned.push(b);
-        copyBuffer(gpu, source!, s * 4, b, 0, len * 4);
+        copyBuffer(gpu, source, s * 4, b, 0, len * 4);
         src = b;
       }
       let dst: Binding;
@@ -192,15 +215,16 @@ async function runScan(gpu: GpuDevice, p: ResidentProblem<'scan'>, ctx: ScanRunC
         dst = b;
       }
       const dstBuffer = 'buffer' in dst ? dst.buffer : dst;
+      const dstOffset = 'buffer' in dst ? (dst.offset ?? 0) : 0;
       const carryIn: CarryIn = { init: initBits(p, carry), buffer: carryBuffer, inSlot: index % 2, outSlot: 1 - (index % 2) };
       const dispatches = scan.plan(gpu, t, len, src, dst, carryIn, !p.exclusive, temps);
-      // Read before `out` (possibly the input itself) is overwritten.
       const last = s + len - 1;
       const lastIn = scan.gpuCarry ? 0 : hostInput !== undefined ? hostInput[last]! : await readElement(gpu, source!, last, dtype);
-      const reads = out === undefined ? [] : [{ buffer: dstBuffer, offset: 0, size: len * 4, into: bytesOf(out, s, len) }];
+      const reads = sinkReads(sink, dstBuffer, dstOffset, len * 4, s * 4);
       const r = await gpu.execute(dispatches, reads, ctx.timing, index === 0, ctx.signal);
+      if (target === undefined) submitSinkCopy(gpu, sink, dstBuffer, 0, len * 4, s * 4);
       if (!scan.gpuCarry && s + len < n) {
-        const lastOut = out !== undefined ? out[last]! : await readElement(gpu, target!, last, dtype);
+        const lastOut = host !== undefined ? host[last]! : await readElement(gpu, dstBuffer, dstOffset / 4 + len - 1, dtype);
         carry = nextCarry(p, lastOut, lastIn);
       }
       kernelMs = addMs(kernelMs, r.kernelMs);
@@ -211,10 +235,10 @@ async function runScan(gpu: GpuDevice, p: ResidentProblem<'scan'>, ctx: ScanRunC
       ctx.onProgress?.({ done: s + len, total: n, unit: 'elements' });
     }
     gpu.release(carryBuffer);
-    const data = target !== undefined ? (gpuDeviceArray(gpu, ctx.deviceArray, target, n, dtype) as OpOutput<ScanArray>['data']) : out!;
-    return { data, ...callTimes(gpu, kernelMs) };
-  });
-  return into === undefined ? result : { ...result, data: into.settle() };
+    return callTimes(gpu, kernelMs);
+  } finally {
+    staged?.release();
+  }
 }
 
 /** Runs one scan on `gpu` with an explicit decoupled-kernel configuration (tests sweep tilings and software subgroup sizes through it; tuning runs pass `timing`). */

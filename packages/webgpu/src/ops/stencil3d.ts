@@ -1,13 +1,14 @@
 import { LimitExceededError, throwIfAborted, UnsupportedError } from '@kernelkit/core';
-import { isDeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem } from '@kernelkit/ops';
+import { isDeviceArray, type DeviceArray, type OpContext, type OpOutput, type ResidentOpImplementation, type ResidentProblem } from '@kernelkit/ops';
 import { copyBuffer, gpuDeviceArray, residentBuffer } from '../runtime/device-array.js';
 import type { Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams } from '../runtime/params.js';
-import { chunkTarget } from '../runtime/pipeline.js';
+import type { Landing } from '../runtime/landing.js';
+import { hostOutput, sinkReads, stageInput, submitSinkCopy, type ChunkSink } from '../runtime/pipeline.js';
 import type { Program } from '../runtime/program.js';
 import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
 import { STREAMED, stencilNaive, stencilStreamed, stencilTiled, TILED } from './stencil3d.wgsl.js';
-import { addMs, bytesOf, callTimes, workPerSubmit, type WorkRate } from './common.js';
+import { addMs, callTimes, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
 
 type Problem = ResidentProblem<'stencil3d'>;
 type Dims = readonly [nx: number, ny: number, nz: number];
@@ -83,10 +84,13 @@ const paramsOf = (p: Problem, part: GridPart, planes: number, zoff: number, lo: 
   ]);
 
 /**
- * The input is a host array (uploaded into a buffer the steps may overwrite) or this backend's
- * own DeviceArray (read, never written: the steps ping-pong between two other buffers). With
- * `output: 'device'` the last grid stays on the GPU as the returned handle. A grid larger than
- * one storage binding runs as z-slabs (runSlabs).
+ * The input is a host array (uploaded into a buffer the steps may overwrite; a large one through
+ * the upload landing buffer, then copied on the GPU) or this backend's own DeviceArray (read,
+ * never written: the steps ping-pong between two other buffers). With `output: 'device'` the
+ * last grid stays on the GPU as the returned handle; otherwise it goes to the host output
+ * through `hostOutput` (runtime/pipeline.ts): into the landing buffer and then `out` when the
+ * caller gave one, else read back into a fresh array. A grid larger than one storage binding
+ * runs as z-slabs (slabBody).
  */
 async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Array | Float64Array>, program: Program, layout: Layout): Promise<OpOutput<Float32Array | Float64Array>> {
   const input = p.input;
@@ -102,114 +106,163 @@ async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Arra
   if (p.steps === 0 && toDevice && !isDeviceArray(input) && n * 4 > gpu.limits.bufferSize) {
     throw new LimitExceededError('input', `a ${p.nx}×${p.ny}×${p.nz} grid (${n * 4} bytes) is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes)`);
   }
-  if (p.steps > 0 && n * 4 > bindingBytes(gpu)) return runSlabs(gpu, p, ctx, program, layout);
-  return gpu.exclusive(async () => {
-    const resident = isDeviceArray(input);
-    const src = resident ? residentBuffer(gpu, input, 'input') : await gpu.upload(input as Float32Array, 0, ctx.signal);
-    const handle = (buffer: GPUBuffer) => gpuDeviceArray(gpu, ctx.deviceArray, buffer, n);
-    if (p.steps === 0) {
-      if (toDevice && !resident) return { data: handle(src), ...callTimes(gpu, 0) };
-      if (toDevice) {
-        const copy = gpu.storage(n * 4);
-        copyBuffer(gpu, src, 0, copy, 0, n * 4);
-        return { data: handle(copy), ...callTimes(gpu, 0) };
-      }
-      const out = (ctx.out as Float32Array | undefined) ?? gpu.output(Float32Array, n);
-      await gpu.execute([], [{ buffer: src, offset: 0, size: n * 4, into: bytesOf(out, 0, n) }]);
-      return { data: out, ...callTimes(gpu, 0) };
+  const slabs = p.steps > 0 && n * 4 > bindingBytes(gpu) ? slabPlan(gpu, p, toDevice) : undefined;
+  const body = (sink: ChunkSink | undefined): Promise<StencilRun> => (slabs === undefined ? gridBody(gpu, p, ctx, program, layout, sink) : slabBody(gpu, p, ctx, program, layout, slabs, sink));
+  if (toDevice) {
+    const r = await gpu.exclusive(() => body(undefined));
+    return { data: gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, n), ...r.times };
+  }
+  const r = await hostOutput(gpu, ctx.out as Float32Array | undefined, Float32Array, n, () => (slabs?.length ?? 1) === 1, ctx.signal, body);
+  return { data: r.data, ...r.result.times, ...r.transfer, ...(r.note === undefined ? {} : { notes: [r.note] }) };
+}
+
+/** What a stencil body leaves: the device output's buffer (no sink: `output: 'device'`), and the call's times. */
+interface StencilRun {
+  readonly buffer?: GPUBuffer | undefined;
+  readonly times: CallTimes;
+}
+
+/**
+ * A host input on the device in `into` (a buffer of at least its size): copied from the staged
+ * upload landing buffer, or written through the ring where the call stages through that.
+ */
+async function placeInput(gpu: GpuDevice, staged: Landing | undefined, data: Float32Array, from: number, into: GPUBuffer, signal: AbortSignal | undefined): Promise<void> {
+  if (staged !== undefined) copyBuffer(gpu, staged.buffer, from * 4, into, 0, data.byteLength);
+  else await gpu.write(into, 0, data, signal);
+}
+
+/** The grid in one pair of buffers, its steps ping-ponging between them; the last grid goes to `sink` (none: kept as the device output). */
+async function gridBody(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Array | Float64Array>, program: Program, layout: Layout, sink: ChunkSink | undefined): Promise<StencilRun> {
+  const input = p.input;
+  const n = p.nx * p.ny * p.nz;
+  const resident = isDeviceArray(input);
+  const host = resident ? undefined : (input as Float32Array);
+  const staged = host !== undefined ? await stageInput(gpu, host, 1, ctx.signal) : undefined;
+  let src: GPUBuffer;
+  try {
+    if (resident) src = residentBuffer(gpu, input, 'input');
+    else {
+      src = gpu.storage(n * 4);
+      await placeInput(gpu, staged, host!, 0, src, ctx.signal);
     }
-    const pipeline = gpu.pipeline(program);
-    const b = gpu.storage(n * 4);
-    // A host input's upload is ours to overwrite; a resident input is the caller's.
-    const c = resident ? gpu.storage(n * 4) : src;
-    // The grid in parts within the device's per-dimension limit, each part small enough for one submit.
-    const maxGroups = workPerSubmit(gpu, layout.rate) / layout.groupCells;
-    const parts = gridParts(layout.workgroups([p.nx, p.ny, p.nz]), gpu.limits.workgroupsPerDimension, maxGroups);
-    const params = parts.map((part) => gpu.uniform(paramsOf(p, part, p.nz, 0, 0, p.nz)));
-    const bind = (from: GPUBuffer, to: GPUBuffer) => params.map((u) => gpu.bind(pipeline, [{ buffer: from, size: n * 4 }, { buffer: to, size: n * 4 }, u]));
-    const first = bind(src, b);
-    const bc = bind(b, c);
-    const cb = resident ? bind(c, b) : first;
-    const last = p.steps % 2 === 1 ? b : c;
-    const spare = last === b ? c : b;
-    const out = toDevice ? undefined : ((ctx.out as Float32Array | undefined) ?? gpu.output(Float32Array, n));
-    const reads = out === undefined ? [] : [{ buffer: last, offset: 0, size: n * 4, into: bytesOf(out, 0, n) }];
-    // The steps ping-pong on the GPU; only the final grid leaves it (if at all). Step after step,
-    // part after part, cut into submits of about SUBMIT_MS of work with an abort check between
-    // them: one submit for short calls, many for long step counts on a software adapter.
-    let kernelMs: number | undefined = 0;
-    let step = 0;
-    let at = 0;
-    let submits = 0;
+  } finally {
+    staged?.release();
+  }
+  /** Sends `grid` to the sink, after everything submitted so far. */
+  const deliver = async (grid: GPUBuffer): Promise<void> => {
+    if (sink === undefined) return;
+    const reads = sinkReads(sink, grid, 0, n * 4, 0);
+    if (reads.length > 0) await gpu.execute([], reads, false, false, ctx.signal);
+    submitSinkCopy(gpu, sink, grid, 0, n * 4, 0);
+  };
+  if (p.steps === 0) {
+    if (sink === undefined && !resident) return { buffer: src, times: callTimes(gpu, 0) };
+    if (sink === undefined) {
+      const copy = gpu.storage(n * 4);
+      copyBuffer(gpu, src, 0, copy, 0, n * 4);
+      return { buffer: copy, times: callTimes(gpu, 0) };
+    }
+    await deliver(src);
+    if (!resident) gpu.release(src);
+    return { times: callTimes(gpu, 0) };
+  }
+  const pipeline = gpu.pipeline(program);
+  const b = gpu.storage(n * 4);
+  // A host input's upload is ours to overwrite; a resident input is the caller's.
+  const c = resident ? gpu.storage(n * 4) : src;
+  // The grid in parts within the device's per-dimension limit, each part small enough for one submit.
+  const maxGroups = workPerSubmit(gpu, layout.rate) / layout.groupCells;
+  const parts = gridParts(layout.workgroups([p.nx, p.ny, p.nz]), gpu.limits.workgroupsPerDimension, maxGroups);
+  const params = parts.map((part) => gpu.uniform(paramsOf(p, part, p.nz, 0, 0, p.nz)));
+  const bind = (from: GPUBuffer, to: GPUBuffer) => params.map((u) => gpu.bind(pipeline, [{ buffer: from, size: n * 4 }, { buffer: to, size: n * 4 }, u]));
+  const first = bind(src, b);
+  const bc = bind(b, c);
+  const cb = resident ? bind(c, b) : first;
+  const last = p.steps % 2 === 1 ? b : c;
+  const spare = last === b ? c : b;
+  // The steps ping-pong on the GPU; only the final grid leaves it (if at all). Step after step,
+  // part after part, cut into submits of about SUBMIT_MS of work with an abort check between
+  // them: one submit for short calls, many for long step counts on a software adapter.
+  let kernelMs: number | undefined = 0;
+  let step = 0;
+  let at = 0;
+  let submits = 0;
+  while (step < p.steps) {
+    const dispatches: Dispatch[] = [];
+    let groups = 0;
     while (step < p.steps) {
-      const dispatches: Dispatch[] = [];
-      let groups = 0;
-      while (step < p.steps) {
-        const part = parts[at]!;
-        const size = part.workgroups[0] * part.workgroups[1] * part.workgroups[2];
-        if (dispatches.length > 0 && groups + size > maxGroups) break;
-        dispatches.push({ pipeline, bindGroup: (step === 0 ? first : step % 2 === 1 ? bc : cb)[at]!, workgroups: part.workgroups });
-        groups += size;
-        if (++at === parts.length) {
-          at = 0;
-          step++;
-        }
+      const part = parts[at]!;
+      const size = part.workgroups[0] * part.workgroups[1] * part.workgroups[2];
+      if (dispatches.length > 0 && groups + size > maxGroups) break;
+      dispatches.push({ pipeline, bindGroup: (step === 0 ? first : step % 2 === 1 ? bc : cb)[at]!, workgroups: part.workgroups });
+      groups += size;
+      if (++at === parts.length) {
+        at = 0;
+        step++;
       }
-      const done = step === p.steps;
-      const r = await gpu.execute(dispatches, done ? reads : [], ctx.timing, submits++ === 0, ctx.signal);
-      kernelMs = addMs(kernelMs, r.kernelMs);
-      if (!done) throwIfAborted(ctx.signal);
     }
-    gpu.release(...params);
-    if (out === undefined) {
-      gpu.release(spare);
-      return { data: handle(last), ...callTimes(gpu, kernelMs) };
-    }
-    gpu.release(b, c);
-    return { data: out, ...callTimes(gpu, kernelMs) };
-  });
+    const done = step === p.steps;
+    // The last submit carries the readback into a host sink (gated on its pass).
+    const reads = done && sink !== undefined ? sinkReads(sink, last, 0, n * 4, 0) : [];
+    const r = await gpu.execute(dispatches, reads, ctx.timing, submits++ === 0, ctx.signal);
+    kernelMs = addMs(kernelMs, r.kernelMs);
+    if (!done) throwIfAborted(ctx.signal);
+  }
+  gpu.release(...params);
+  if (sink === undefined) {
+    gpu.release(spare);
+    return { buffer: last, times: callTimes(gpu, kernelMs) };
+  }
+  submitSinkCopy(gpu, sink, last, 0, n * 4, 0);
+  gpu.release(b, c);
+  return { times: callTimes(gpu, kernelMs) };
+}
+
+/** The slabs of a grid larger than one storage binding (slabsOf), or the reason it cannot run. */
+function slabPlan(gpu: GpuDevice, p: Problem, toDevice: boolean): Slab[] {
+  const planeBytes = p.nx * p.ny * 4;
+  const n = p.nx * p.ny * p.nz;
+  const planesPerBinding = Math.floor(bindingBytes(gpu) / planeBytes);
+  if (planesPerBinding < 3) {
+    throw new LimitExceededError('input', `a ${p.nx}×${p.ny}×${p.nz} grid (${n * 4} bytes) is larger than one storage binding (${bindingBytes(gpu)} bytes), and z-slabs need three of its ${p.nx}×${p.ny} planes (${3 * planeBytes} bytes) per binding`);
+  }
+  if (toDevice && n * 4 > gpu.limits.bufferSize) {
+    throw new LimitExceededError('input', `a device output of ${n * 4} bytes is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes); ask for output: 'array'`);
+  }
+  return slabsOf(p.nz, planesPerBinding);
 }
 
 /**
  * A grid larger than one storage binding, as z-slabs (slabsOf) each in two ping-pong buffers of
  * its own: every slab must stay on the device across the steps, so device memory is about twice
  * the grid. A step runs the stencil over every slab's own planes, then copies each slab's edge
- * planes into its neighbours' halo planes on the device. The input is uploaded (or, resident,
- * copied on the device) slab by slab; the owned planes of the last grid are read back (or copied
- * into one device buffer for `output: 'device'`). With several slabs, `out` is filled only once
- * every slab was read, so a failure leaves it as it was.
+ * planes into its neighbours' halo planes on the device. The input is uploaded slab by slab, or
+ * (resident, or a large host input staged whole in the upload landing buffer) copied on the
+ * device; the owned planes of the last grid are copied on the GPU into one buffer (the landing
+ * buffer, or a new one for `output: 'device'`) or read back into a host sink.
  */
-async function runSlabs(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Array | Float64Array>, program: Program, layout: Layout): Promise<OpOutput<Float32Array | Float64Array>> {
+async function slabBody(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Array | Float64Array>, program: Program, layout: Layout, slabs: readonly Slab[], sink: ChunkSink | undefined): Promise<StencilRun> {
   const plane = p.nx * p.ny;
   const planeBytes = plane * 4;
   const n = plane * p.nz;
-  const planesPerBinding = Math.floor(bindingBytes(gpu) / planeBytes);
-  if (planesPerBinding < 3) {
-    throw new LimitExceededError('input', `a ${p.nx}×${p.ny}×${p.nz} grid (${n * 4} bytes) is larger than one storage binding (${bindingBytes(gpu)} bytes), and z-slabs need three of its ${p.nx}×${p.ny} planes (${3 * planeBytes} bytes) per binding`);
-  }
-  const toDevice = ctx.output === 'device';
-  if (toDevice && n * 4 > gpu.limits.bufferSize) {
-    throw new LimitExceededError('input', `a device output of ${n * 4} bytes is larger than this device's largest buffer (${gpu.limits.bufferSize} bytes); ask for output: 'array'`);
-  }
-  const slabs = slabsOf(p.nz, planesPerBinding);
   const input = p.input;
-  const into = toDevice ? undefined : chunkTarget(ctx.out as Float32Array | undefined, () => slabs.length === 1, () => gpu.output(Float32Array, n));
-  const out = into?.target;
-  const result = await gpu.exclusive(async () => {
-    const pipeline = gpu.pipeline(program);
-    const maxGroups = workPerSubmit(gpu, layout.rate) / layout.groupCells;
-    const resident = isDeviceArray(input) ? residentBuffer(gpu, input, 'input') : undefined;
-    const held: GPUBuffer[] = [];
-    const uniforms: GPUBuffer[] = [];
-    // Per slab: its two buffers and, per grid part, the bind groups of both step directions.
-    const runs = [];
+  const pipeline = gpu.pipeline(program);
+  const maxGroups = workPerSubmit(gpu, layout.rate) / layout.groupCells;
+  const host = isDeviceArray(input) ? undefined : (input as Float32Array);
+  const held: GPUBuffer[] = [];
+  const uniforms: GPUBuffer[] = [];
+  // Per slab: its two buffers and, per grid part, the bind groups of both step directions.
+  const runs = [];
+  const staged = host !== undefined ? await stageInput(gpu, host, slabs.length, ctx.signal) : undefined;
+  try {
+    const resident = host === undefined ? residentBuffer(gpu, input as DeviceArray<Float32Array>, 'input') : undefined;
     for (const slab of slabs) {
       const bytes = slab.planes * planeBytes;
       const a = gpu.storage(bytes);
       const b = gpu.storage(bytes);
       held.push(a, b);
       if (resident !== undefined) copyBuffer(gpu, resident, slab.zoff * planeBytes, a, 0, bytes);
-      else await gpu.write(a, 0, (input as Float32Array).subarray(slab.zoff * plane, (slab.zoff + slab.planes) * plane), ctx.signal);
+      else await placeInput(gpu, staged, host!.subarray(slab.zoff * plane, (slab.zoff + slab.planes) * plane), slab.zoff * plane, a, ctx.signal);
       const parts = gridParts(layout.workgroups([p.nx, p.ny, slab.planes]), gpu.limits.workgroupsPerDimension, maxGroups);
       const bound = parts.map((part) => {
         const u = gpu.uniform(paramsOf(p, part, slab.planes, slab.zoff, slab.lo, slab.hi));
@@ -219,38 +272,35 @@ async function runSlabs(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Array 
       });
       runs.push({ slab, a, b, bound });
     }
-    throwIfAborted(ctx.signal);
-    const work = runs.flatMap((r) => r.bound);
-    let kernelMs: number | undefined = 0;
-    let submits = 0;
-    for (let step = 0; step < p.steps; step++) {
-      // Step s writes b when s is even, a when odd.
-      for (const group of submitsOf(work, maxGroups)) {
-        const dispatches = group.map((w) => ({ pipeline, bindGroup: step % 2 === 0 ? w.forward : w.back, workgroups: w.workgroups }));
-        const r = await gpu.execute(dispatches, [], ctx.timing, submits++ === 0, ctx.signal);
-        kernelMs = addMs(kernelMs, r.kernelMs);
-        throwIfAborted(ctx.signal);
-      }
-      if (step + 1 < p.steps) exchangeHalos(gpu, runs.map((r) => ({ slab: r.slab, buffer: step % 2 === 0 ? r.b : r.a })), planeBytes);
+  } finally {
+    staged?.release();
+  }
+  throwIfAborted(ctx.signal);
+  const work = runs.flatMap((r) => r.bound);
+  let kernelMs: number | undefined = 0;
+  let submits = 0;
+  for (let step = 0; step < p.steps; step++) {
+    // Step s writes b when s is even, a when odd.
+    for (const group of submitsOf(work, maxGroups)) {
+      const dispatches = group.map((w) => ({ pipeline, bindGroup: step % 2 === 0 ? w.forward : w.back, workgroups: w.workgroups }));
+      const r = await gpu.execute(dispatches, [], ctx.timing, submits++ === 0, ctx.signal);
+      kernelMs = addMs(kernelMs, r.kernelMs);
+      throwIfAborted(ctx.signal);
     }
-    const last = runs.map((r) => ({ slab: r.slab, buffer: p.steps % 2 === 1 ? r.b : r.a }));
-    const release = (): void => {
-      gpu.release(...uniforms, ...held);
-    };
-    if (out === undefined) {
-      const target = gpu.storage(n * 4);
-      const enc = gpu.device.createCommandEncoder();
-      for (const { slab, buffer } of last) enc.copyBufferToBuffer(buffer, slab.lo * planeBytes, target, slab.z0 * planeBytes, (slab.z1 - slab.z0) * planeBytes);
-      gpu.device.queue.submit([enc.finish()]);
-      release();
-      return { data: gpuDeviceArray(gpu, ctx.deviceArray, target, n), ...callTimes(gpu, kernelMs) };
-    }
-    const reads = last.map(({ slab, buffer }) => ({ buffer, offset: slab.lo * planeBytes, size: (slab.z1 - slab.z0) * planeBytes, into: bytesOf(out, slab.z0 * plane, (slab.z1 - slab.z0) * plane) }));
+    if (step + 1 < p.steps) exchangeHalos(gpu, runs.map((r) => ({ slab: r.slab, buffer: step % 2 === 0 ? r.b : r.a })), planeBytes);
+  }
+  const last = runs.map((r) => ({ slab: r.slab, buffer: p.steps % 2 === 1 ? r.b : r.a }));
+  const target = sink === undefined ? gpu.storage(n * 4) : 'buffer' in sink ? sink.buffer : undefined;
+  if (target !== undefined) {
+    const enc = gpu.device.createCommandEncoder();
+    for (const { slab, buffer } of last) enc.copyBufferToBuffer(buffer, slab.lo * planeBytes, target, slab.z0 * planeBytes, (slab.z1 - slab.z0) * planeBytes);
+    gpu.device.queue.submit([enc.finish()]);
+  } else {
+    const reads = last.flatMap(({ slab, buffer }) => sinkReads(sink!, buffer, slab.lo * planeBytes, (slab.z1 - slab.z0) * planeBytes, slab.z0 * planeBytes));
     await gpu.execute([], reads, false, false, ctx.signal);
-    release();
-    return { data: out, ...callTimes(gpu, kernelMs) };
-  });
-  return into === undefined ? result : { ...result, data: into.settle() };
+  }
+  gpu.release(...uniforms, ...held);
+  return { buffer: sink === undefined ? target : undefined, times: callTimes(gpu, kernelMs) };
 }
 
 /** Copies each slab's first and last own planes into the halo planes of the slabs below and above it (queue-ordered after the step). */

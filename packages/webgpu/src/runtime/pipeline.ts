@@ -1,26 +1,27 @@
 /**
  * The chunked pipeline that conv2d, convLayer and the streaming scan run their chunks through:
  * the op says what a chunk is (its upload, its grid, what comes back), the pipeline owns the
- * buffer sets, the order of the work and the waits. (stencil3d and the one-call scan still
- * move their data in one piece or their own chunks.)
+ * buffer sets, the order of the work and the waits. (stencil3d and the one-call scan run their
+ * own chunks or slabs, with the same host staging and output paths below.)
  *
  * Chunk i goes into buffer set i mod `sets`. Its upload waits only until that set's previous
  * chunk was read back, so with two sets the upload of chunk i runs while chunk i−1 computes and
  * is read back: the host copies into the upload staging ring while the GPU copies the finished
  * chunk out, instead of each direction idling while the other works. Device memory stays
  * bounded by `sets` chunks whatever the call's size. Each chunk's readback is gated on its own
- * passes having been accepted, so a refused pass never reaches the caller's memory. (conv2d
- * instead copies a large host input whole into the device's upload landing buffer first and
- * each chunk copies its rows from there on the GPU: UPLOAD_LANDING below.)
+ * passes having been accepted, so a refused pass never reaches the caller's memory. A large host
+ * input instead goes whole into the device's upload landing buffer first and each chunk copies
+ * its part from there on the GPU (`stageInput`, UPLOAD_LANDING below).
  *
- * A call of one chunk reads straight into the caller's `out`. A call of several with `out`
- * copies each chunk's output on the GPU into the device's landing buffer (runtime/landing.ts)
- * and copies that into `out` only once every chunk's pass and copy succeeded (`hostOutput`), so
- * a device failure half way (loss, a refused pass) never leaves `out` partly written. (With a
- * signal the backend kit already hands the runner no `out`.)
+ * A call with `out` (one chunk or several) copies each chunk's output on the GPU into the
+ * device's landing buffer (runtime/landing.ts) and copies that into `out` only once every
+ * chunk's pass and copy succeeded (`hostOutput`), so a device failure half way (loss, a refused
+ * pass) never leaves `out` partly written. (With a signal the backend kit already hands the
+ * runner no `out`.)
  */
 import { InvalidArgumentError, throwIfAborted } from '@kernelkit/core';
 import type { Dispatch, GpuDevice, ReadRegion } from './device.js';
+import type { Landing } from './landing.js';
 import { isScratchOutput } from './shards.js';
 import { TimestampTimer } from './timestamps.js';
 import type { GridPart } from './usage.js';
@@ -51,29 +52,11 @@ export function setPipelineChunkBytes(gpu: GpuDevice, bytes: number | undefined)
 }
 
 /**
- * The array a call's chunks are read into: the caller's `out` when the call is one chunk (or
- * `out` is a sharded call's own output, runtime/shards.ts), else an array of our own that
- * `settle` copies into `out` once every chunk is done, so a failure half way never leaves `out`
- * partly written (`fresh` makes it). `settle` returns the call's data.
- */
-export function chunkTarget<T extends ArrayBufferView & ArrayLike<number> & { set(from: ArrayLike<number>): void }>(out: T | undefined, oneChunk: () => boolean, fresh: () => T): { readonly target: T; settle(): T } {
-  const target = out !== undefined && (isScratchOutput(out) || oneChunk()) ? out : fresh();
-  return {
-    target,
-    settle() {
-      if (out === undefined) return target;
-      if (target !== out) out.set(target);
-      return out;
-    },
-  };
-}
-
-/**
  * Where a call's chunk outputs go: read back through the staging ring into a host array, or
  * copied on the GPU into a buffer holding the whole output (the landing buffer, or a device
  * output for `output: 'device'`). Offsets are bytes of the call's output.
  */
-export type ChunkSink = { readonly host: Float32Array } | { readonly buffer: GPUBuffer };
+export type ChunkSink = { readonly host: ArrayBufferView } | { readonly buffer: GPUBuffer };
 
 /** The readbacks that put `size` bytes of `buffer` from `offset` at byte `at` of a host sink (none for a buffer sink). */
 export function sinkReads(sink: ChunkSink, buffer: GPUBuffer, offset: number, size: number, at: number): ReadRegion[] {
@@ -86,9 +69,24 @@ export function encodeSinkCopy(enc: GPUCommandEncoder, sink: ChunkSink, buffer: 
   if ('buffer' in sink) enc.copyBufferToBuffer(buffer, offset, sink.buffer, at, size);
 }
 
+/** A typed array class a host output is made of (f32 for most ops; scan's u32, i32 or f32). */
+export type HostOutputCtor<A> = { new (length: number): A; new (buffer: SharedArrayBuffer): A; readonly BYTES_PER_ELEMENT: number };
+
+/**
+ * Submits the copy that puts `size` bytes of `buffer` from `offset` at byte `at` of a buffer sink
+ * (nothing for a host sink): for ops whose passes run through `gpu.execute`, which encodes no copy
+ * after them; queue order puts it behind those passes.
+ */
+export function submitSinkCopy(gpu: GpuDevice, sink: ChunkSink, buffer: GPUBuffer, offset: number, size: number, at: number): void {
+  if (!('buffer' in sink)) return;
+  const enc = gpu.device.createCommandEncoder();
+  enc.copyBufferToBuffer(buffer, offset, sink.buffer, at, size);
+  gpu.device.queue.submit([enc.finish()]);
+}
+
 /**
  * Runs `body` (which writes its chunks into the sink it is given) inside one exclusive section
- * and returns the call's host output of `length` f32:
+ * and returns the call's host output of `length` elements of `ctor`:
  * - `out` a sharded call's own output: read straight into `out`;
  * - the caller's `out` (one chunk or several): into the landing buffer, copied into `out` once
  *   `body` succeeded (the commit point: no abort is honoured after it); where the landing
@@ -97,26 +95,28 @@ export function encodeSinkCopy(enc: GPUCommandEncoder, sink: ChunkSink, buffer: 
  * - no `out`: into a fresh array the caller keeps (through the landing buffer too where the
  *   study hook `setFreshOutputLanding` says so).
  */
-export async function hostOutput<T>(
+export async function hostOutput<A extends ArrayBufferView & ArrayLike<number> & { set(from: ArrayLike<number>): void }, T>(
   gpu: GpuDevice,
-  out: Float32Array | undefined,
+  out: A | undefined,
+  ctor: HostOutputCtor<A>,
   length: number,
   oneChunk: () => boolean,
   signal: AbortSignal | undefined,
   body: (sink: ChunkSink) => Promise<T>,
-): Promise<{ readonly data: Float32Array; readonly result: T; readonly transfer: { uploadMs: number; readbackMs: number }; readonly note?: string }> {
+): Promise<{ readonly data: A; readonly result: T; readonly transfer: { uploadMs: number; readbackMs: number }; readonly note?: string }> {
+  const bytes = length * ctor.BYTES_PER_ELEMENT;
   // The call's transfer times are taken at the end of its exclusive section, the commit's copy included.
   const inCall = async (sink: ChunkSink): Promise<{ result: T; transfer: { uploadMs: number; readbackMs: number } }> => ({ result: await body(sink), transfer: gpu.transferTimes() });
   const fresh = out === undefined;
   // A caller's `out` always takes the landing buffer, one chunk too: a readback straight into
   // `out` that failed half way (device loss between ring pieces) would leave it partly written.
   if ((fresh && (!freshLandingHooks.has(gpu) || oneChunk())) || (out !== undefined && isScratchOutput(out))) {
-    const target = out ?? gpu.output(Float32Array, length);
+    const target = out ?? gpu.output(ctor, length);
     return { data: target, ...(await gpu.exclusive(() => inCall({ host: target }))) };
   }
-  const into = out ?? gpu.output(Float32Array, length);
+  const into = out ?? gpu.output(ctor, length);
   const landed = await gpu.exclusive(async (closeScopes) => {
-    const landing = await gpu.landing(length * 4);
+    const landing = await gpu.landing(bytes);
     if (landing === undefined) return undefined;
     try {
       const result = await body({ buffer: landing.buffer });
@@ -124,7 +124,7 @@ export async function hostOutput<T>(
       // Every GPU command is made: the error scopes are judged while the map waits for the GPU.
       const judged = closeScopes();
       judged.catch(() => {});
-      await landing.copyOut(new Uint8Array(into.buffer, into.byteOffset, length * 4), judged);
+      await landing.copyOut(new Uint8Array(into.buffer, into.byteOffset, bytes), judged);
       return { result, transfer: gpu.transferTimes() };
     } finally {
       landing.release();
@@ -132,11 +132,11 @@ export async function hostOutput<T>(
   });
   if (landed !== undefined) return { data: into, ...landed };
   if (fresh) return { data: into, ...(await gpu.exclusive(() => inCall({ host: into }))) };
-  const target = gpu.output(Float32Array, length);
+  const target = gpu.output(ctor, length);
   const r = await gpu.exclusive(() => inCall({ host: target }));
   out.set(target);
-  const why = length * 4 > gpu.limits.bufferSize ? "is larger than this device's largest buffer" : 'found no device memory for a landing buffer';
-  return { data: out, ...r, note: `the output (${length * 4} bytes) ${why}, so its chunks were read into an array of our own and copied into out` };
+  const why = bytes > gpu.limits.bufferSize ? "is larger than this device's largest buffer" : 'found no device memory for a landing buffer';
+  return { data: out, ...r, note: `the output (${bytes} bytes) ${why}, so its chunks were read into an array of our own and copied into out` };
 }
 
 /**
@@ -163,7 +163,11 @@ export const UPLOAD_LANDING = true;
 /** Inputs at least this large use the upload landing buffer (smaller ones take the ring: a piece or two, overlapped with the GPU's copies). */
 export const UPLOAD_LANDING_MIN_BYTES = 64 << 20;
 
-/** Study hook (installed by `@kernelkit/webgpu/testing`): the upload landing on or off for one device, whatever UPLOAD_LANDING says. */
+/**
+ * Study hook (installed by `@kernelkit/webgpu/testing`): the upload landing on or off for one
+ * device, whatever UPLOAD_LANDING says; on, it takes every host input, so that test-sized
+ * one-chunk calls run that path too.
+ */
 const uploadLandingHooks = new WeakMap<GpuDevice, boolean>();
 
 export function setUploadLanding(gpu: GpuDevice, on: boolean | undefined): void {
@@ -173,8 +177,29 @@ export function setUploadLanding(gpu: GpuDevice, on: boolean | undefined): void 
 
 /** Whether a call with `bytes` of host input in `chunks` chunks stages it through the upload landing buffer. */
 export function usesUploadLanding(gpu: GpuDevice, bytes: number, chunks: number): boolean {
-  const on = uploadLandingHooks.get(gpu) ?? (UPLOAD_LANDING && !gpu.info.software);
-  return on && (chunks > 1 || bytes >= UPLOAD_LANDING_MIN_BYTES);
+  const hook = uploadLandingHooks.get(gpu);
+  if (hook !== undefined) return hook;
+  return UPLOAD_LANDING && !gpu.info.software && (chunks > 1 || bytes >= UPLOAD_LANDING_MIN_BYTES);
+}
+
+/**
+ * A call's whole host input copied into the upload landing buffer, when `usesUploadLanding` says
+ * so and the buffer can be had; undefined when the call stages its input through the ring. The
+ * chunks then copy their parts from its buffer on the GPU (a MAP_WRITE buffer cannot be bound).
+ * The caller releases it once every copy from it is submitted.
+ */
+export async function stageInput(gpu: GpuDevice, data: ArrayBufferView, chunks: number, signal: AbortSignal | undefined): Promise<Landing | undefined> {
+  if (!usesUploadLanding(gpu, data.byteLength, chunks)) return undefined;
+  const staged = await gpu.uploadLanding(data.byteLength);
+  if (staged === undefined) return undefined;
+  try {
+    throwIfAborted(signal);
+    await staged.copyIn(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), signal);
+  } catch (e) {
+    staged.release();
+    throw e;
+  }
+  return staged;
 }
 
 /** Bytes one chunk aims at on `gpu` (`target` unless a test hook says otherwise), never more than one storage binding. */
