@@ -162,7 +162,7 @@ export function landingBytes(backend: Backend): number {
 }
 
 /**
- * Whether conv2d calls of several chunks without `out` also gather their chunks in the landing
+ * Whether calls of several chunks without `out` also gather their chunks in the landing
  * buffer and copy it into the array they return (off by default): for measuring both ways.
  */
 export function setFreshOutputLanding(backend: Backend, on: boolean): void {
@@ -171,9 +171,9 @@ export function setFreshOutputLanding(backend: Backend, on: boolean): void {
 }
 
 /**
- * Whether chunked conv2d calls put their whole host input into the upload landing buffer in one
- * copy (true), stage each chunk through the ring (false), or do what UPLOAD_LANDING in
- * runtime/pipeline.ts says (undefined): for measuring both ways.
+ * Whether calls put their whole host input into the upload landing buffer in one copy (true,
+ * whatever its size or chunk count), stage it through the ring (false), or do what
+ * UPLOAD_LANDING in runtime/pipeline.ts says (undefined): for measuring both ways.
  */
 export function setUploadLanding(backend: Backend, on: boolean | undefined): void {
   if (on !== undefined && typeof on !== 'boolean') throw new InvalidArgumentError('on', 'must be a boolean or undefined');
