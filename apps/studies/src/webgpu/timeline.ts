@@ -24,7 +24,7 @@ const argv = parseStudyArgs<{ out: string; reps: number; only: string; mix: bool
     .description('event timeline of WebGPU end-to-end calls (Dawn map/unmap/submit and large host copies), and the same call beside other backends')
     .requiredOption('--out <dir>', 'where webgpu-timeline.json and webgpu-timeline.md go')
     .option('--reps <n>', 'traced calls per case after one warm-up', integer(), 3)
-    .option('--only <ids>', 'cases: conv2d, conv2d-out, conv2d-out-upload-landing, conv2d-fresh-landing, scan, scan-out, convlayer-out', 'conv2d,conv2d-out,conv2d-out-upload-landing,conv2d-fresh-landing,scan,scan-out')
+    .option('--only <ids>', 'cases: conv2d, conv2d-out, conv2d-out-upload-landing, conv2d-fresh-landing, scan, scan-out, scan-large-out, convlayer-out', 'conv2d,conv2d-out,conv2d-out-upload-landing,conv2d-fresh-landing,scan,scan-out')
     .option('--memcpy', 'also time host copies into and out of mapped buffers of several sizes, apart from the GPU copies', false)
     .option('--workload <name>', 'small or seed (the course reports\' sizes)', oneOf<'small' | 'seed'>(['small', 'seed']), 'seed')
     .option('--adapter <kind>', 'hardware, software or any', oneOf<'hardware' | 'software' | 'any'>(['hardware', 'software', 'any']), 'hardware')
@@ -126,11 +126,15 @@ function cases(): Case[] {
   const scan = SCAN_WORKLOADS[argv.workload].find((w) => w.dtype === 'u32')!;
   const scanArgs = makeScanArgs(scan);
   const scanOut = new Uint32Array(scanArgs.input.length);
-  const layer = CONV_LAYER_WORKLOADS[argv.workload].find((w) => w.id.startsWith('convlayer-L1'))!;
+  const layer = CONV_LAYER_WORKLOADS[argv.workload].filter((w) => w.id.startsWith('convlayer-L1')).at(-1)!;
   const layerArgs = makeConvLayerArgs(layer);
   const o = convLayerOutputShape(layer);
   const layerOut = new Float32Array(layer.batch * layer.maps * o.outHeight * o.outWidth);
+  const bigScan = SCAN_WORKLOADS[argv.workload].at(-1)!;
+  const bigScanArgs = makeScanArgs(bigScan);
+  const bigScanOut = new Float32Array(bigScanArgs.input.length);
   const all: Case[] = [
+    { id: 'scan-large-out', run: (b) => b.scan(bigScanArgs, { out: bigScanOut as never }) },
     { id: 'convlayer-out', run: (b) => b.convLayer(layerArgs, { out: layerOut }) },
     { id: 'conv2d', run: (b) => b.conv2d(convArgs) },
     { id: 'conv2d-out', run: (b) => b.conv2d(convArgs, { out: convOut }) },

@@ -23,12 +23,13 @@ import { BUF, MAP_READ } from './usage.js';
 export const LANDING_RECENT_CALLS = 8;
 
 /**
- * A large input is copied in pieces of this size, yielding between them so that an abort is seen
- * between pieces. Large: the C library streams a copy this size past the CPU caches, where
- * smaller ones go through them, which into mapped staging memory is much slower
- * (apps/studies webgpu/timeline.js --memcpy).
+ * An input is copied in pieces of this size, yielding between them so that an abort is seen
+ * between pieces. Large: the C library streams a copy past the CPU caches only when it is very
+ * large, and into mapped staging memory one copy of the whole input ran faster than pieces of
+ * 256 MiB, and those faster than 32 MiB (apps/studies webgpu/timeline.js --memcpy, webgpu/e2e.js).
+ * The cost: an abort waits for the piece under way (a second or less at host copy speeds).
  */
-export const COPY_IN_PIECE_BYTES = 256 << 20;
+export const COPY_IN_PIECE_BYTES = 2 ** 31;
 
 /** Landing sizes are rounded up to whole pages. */
 const LANDING_GRAIN = 4096;
