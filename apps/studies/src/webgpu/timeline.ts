@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { median } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
-import { CONV2D_WORKLOADS, CONV_LAYER_WORKLOADS, convLayerOutputShape, makeConv2dArgs, makeConvLayerArgs, makeScanArgs, SCAN_WORKLOADS, type Backend } from '@kernelkit/ops';
+import { CONV2D_WORKLOADS, CONV_LAYER_WORKLOADS, convLayerOutputShape, makeConv2dArgs, makeConvLayerArgs, makeScanArgs, makeStencil3dArgs, SCAN_WORKLOADS, STENCIL3D_WORKLOADS, type Backend } from '@kernelkit/ops';
 import { createPiscinaBackend } from '@kernelkit/piscina';
 import { createWebGpuBackend } from '@kernelkit/webgpu';
 import { BUF, gpuDeviceOf, MAP_READ, setFreshOutputLanding, setUploadLanding } from '@kernelkit/webgpu/testing';
@@ -24,7 +24,7 @@ const argv = parseStudyArgs<{ out: string; reps: number; only: string; mix: bool
     .description('event timeline of WebGPU end-to-end calls (Dawn map/unmap/submit and large host copies), and the same call beside other backends')
     .requiredOption('--out <dir>', 'where webgpu-timeline.json and webgpu-timeline.md go')
     .option('--reps <n>', 'traced calls per case after one warm-up', integer(), 3)
-    .option('--only <ids>', 'cases: conv2d, conv2d-out, conv2d-out-upload-landing, conv2d-fresh-landing, scan, scan-out, scan-large-out, convlayer-out', 'conv2d,conv2d-out,conv2d-out-upload-landing,conv2d-fresh-landing,scan,scan-out')
+    .option('--only <ids>', 'cases: conv2d, conv2d-out, conv2d-out-upload-landing, conv2d-fresh-landing, scan, scan-out, scan-large-out, convlayer-out, stencil-small', 'conv2d,conv2d-out,conv2d-out-upload-landing,conv2d-fresh-landing,scan,scan-out')
     .option('--memcpy', 'also time host copies into and out of mapped buffers of several sizes, apart from the GPU copies', false)
     .option('--workload <name>', 'small or seed (the course reports\' sizes)', oneOf<'small' | 'seed'>(['small', 'seed']), 'seed')
     .option('--adapter <kind>', 'hardware, software or any', oneOf<'hardware' | 'software' | 'any'>(['hardware', 'software', 'any']), 'hardware')
@@ -133,7 +133,10 @@ function cases(): Case[] {
   const bigScan = SCAN_WORKLOADS[argv.workload].at(-1)!;
   const bigScanArgs = makeScanArgs(bigScan);
   const bigScanOut = new Float32Array(bigScanArgs.input.length);
+  const stencil = STENCIL3D_WORKLOADS[argv.workload][0]!;
+  const stencilArgs = makeStencil3dArgs(stencil);
   const all: Case[] = [
+    { id: 'stencil-small', run: (b) => b.stencil3d(stencilArgs) },
     { id: 'scan-large-out', run: (b) => b.scan(bigScanArgs, { out: bigScanOut as never }) },
     { id: 'convlayer-out', run: (b) => b.convLayer(layerArgs, { out: layerOut }) },
     { id: 'conv2d', run: (b) => b.conv2d(convArgs) },
