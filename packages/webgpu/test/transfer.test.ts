@@ -172,6 +172,13 @@ describe('failures leave `out` untouched and return the staging buffers', () => 
     expect(stagingBuffers(b)).toBeLessThanOrEqual(4);
   });
 
+  it('calls that move one piece each way keep to one staging slice per direction', async () => {
+    await using b = await staged(4, 1 << 20);
+    const stencil = stencilCase([40, 40, 40, 2, 'copy'], 3); // 256 KB: one piece each way
+    for (let i = 0; i < 6; i++) expect(verifyResult('stencil3d', stencil, (await b.stencil3d(stencil)).data)).toBeUndefined();
+    expect(stagingBuffers(b)).toBe(2);
+  });
+
   it('dispose destroys the staging buffers with everything else', async () => {
     const b = await staged(2, 16 << 10);
     const a = conv2dCase([1, 200, 180, 3], 15);

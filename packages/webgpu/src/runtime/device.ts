@@ -192,6 +192,7 @@ export class GpuDevice {
       const call = ++this.calls;
       this.ledger.call = call;
       this.clock.reset();
+      gen.staging.rewind();
       d.pushErrorScope('validation');
       d.pushErrorScope('out-of-memory');
       d.pushErrorScope('internal');

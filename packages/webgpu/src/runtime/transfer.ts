@@ -9,9 +9,10 @@
  * straight into the caller's memory.
  *
  * Anything longer than one slice streams through the ring in slice-sized pieces: while the host
- * copies piece i, the GPU copies the pieces after it. Piece k always takes slice k mod n and waits
- * for the slice's previous holder, so concurrent transfers (a chunked op reading one chunk while
- * writing the next) share the ring without deadlock and the ring never grows.
+ * copies piece i, the GPU copies the pieces after it. Piece k of a call takes slice k mod n and
+ * waits for the slice's previous holder, so concurrent transfers (a chunked op reading one chunk
+ * while writing the next) share the ring without deadlock and the ring never grows; each call
+ * starts again at slice 0, so small calls keep to one slice per direction.
  *
  * The slices are created lazily, counted by the ledger as runtime-owned, and destroyed with the
  * generation (dispose or device loss): a mapped slice is never left behind. The pool also holds
@@ -126,6 +127,15 @@ class Ring {
     this.slices = Array.from({ length: shape.slices }, () => ({ buffer: undefined, free: Promise.resolve(), mapped: undefined }));
   }
 
+  /**
+   * Starts the next call's pieces at the first slice: a call that moves one piece each way keeps
+   * reusing one slice per direction instead of creating the whole ring over its first calls
+   * (a mapped slice costs tens of ms to create on some hardware).
+   */
+  rewind(): void {
+    this.next = 0;
+  }
+
   /** Runs `fn` on the next slice in ring order once its previous holder is done. */
   async take<T>(fn: (s: Slice) => Promise<T>): Promise<T> {
     const slice = this.slices[this.next]!;
@@ -195,6 +205,12 @@ export class StagingPool {
     this.reads = new Ring(host, BUF.MAP_READ | BUF.COPY_DST, shape);
     this.landing = new LandingPool(host, 'read');
     this.uploadLanding = new LandingPool(host, 'write');
+  }
+
+  /** Each direction's next piece takes its first slice again (GpuDevice.exclusive, at the start of a call). */
+  rewind(): void {
+    this.uploads.rewind();
+    this.reads.rewind();
   }
 
   /** Staging buffers alive now, both directions. */
