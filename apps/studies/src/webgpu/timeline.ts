@@ -238,10 +238,15 @@ async function timeMix(phase: string): Promise<void> {
 if (argv.mix) {
   await timeMix('alone');
   const piscina = await createPiscinaBackend();
-  const cpu = await createCpuBackend();
+  const cpu = createCpuBackend();
   await piscina.conv2d(makeConv2dArgs(CONV2D_WORKLOADS.small[0]!));
   await timeMix('beside an idle Piscina pool (one small call made)');
-  for (const c of list) for (let i = 0; i < 3; i++) (await c.run(piscina), await c.run(cpu));
+  for (const c of list) {
+    for (let i = 0; i < 3; i++) {
+      await c.run(piscina);
+      await c.run(cpu);
+    }
+  }
   await timeMix('after 3 Piscina and 3 cpu calls of each case');
   await piscina.dispose();
   await cpu.dispose();
