@@ -100,6 +100,9 @@ function instrument(device: GPUDevice): void {
   wrap(Object.getPrototypeOf(device.queue) as object, 'submit', 'submit', () => undefined);
   wrap(Object.getPrototypeOf(device.queue) as object, 'onSubmittedWorkDone', 'onSubmittedWorkDone', () => undefined);
   wrap(Object.getPrototypeOf(device) as object, 'createBuffer', 'createBuffer', (_self, args) => (args[0] as GPUBufferDescriptor).size);
+  // The runtime's buffer ledger replaces createBuffer on the device object itself, bound to the
+  // original: wrapped there too, or the buffers it creates would not show.
+  if (Object.prototype.hasOwnProperty.call(device, 'createBuffer')) wrap(device, 'createBuffer', 'createBuffer', (_self, args) => (args[0] as GPUBufferDescriptor).size);
   // Everything else the runtime calls on the device, its queue, buffers and encoders, by class.
   wrapAll(Object.getPrototypeOf(device) as object, 'device', ['createBuffer']);
   wrapAll(Object.getPrototypeOf(device.queue) as object, 'queue', ['submit', 'onSubmittedWorkDone']);
