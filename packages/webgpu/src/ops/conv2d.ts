@@ -8,7 +8,7 @@ import { conv2dShapeClass, conv2dShapeKey } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { BUF, gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
 import { callTimes, executeParts, MIN_WORK_PER_OUTPUT, workPerSubmit, type CallTimes, type WorkRate } from './common.js';
-import { chunkBytesOf, CONV2D_CHUNK_BYTES, encodeSinkCopy, hostOutput, PIPELINE_SETS, runChunked, sinkReads, usesUploadLanding, type ChunkSink } from '../runtime/pipeline.js';
+import { chunkBytesOf, CONV2D_CHUNK_BYTES, encodeSinkCopy, hostOutput, PIPELINE_SETS, runChunked, sinkReads, stageInput, type ChunkSink } from '../runtime/pipeline.js';
 import { COARSENED_CONFIG, conv2dBlock, conv2dCoalesced, conv2dNaive, conv2dTileBytes, conv2dTiled, TILED_CONFIG, type Conv2dTileConfig } from './conv2d.wgsl.js';
 
 type Plan = {
@@ -205,8 +205,7 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem | ResidentProblem<'co
   const bytes = (c: Conv2dChunk): number => c.n * (c.in1 - c.in0) * p.width * 4;
   const setBytes = Math.max(...chunks.map(bytes));
   // A large host input goes into the upload landing buffer in one copy; the chunks then copy their rows from there, as from a resident input.
-  const inputBytes = p.batch * p.height * p.width * 4;
-  const staged = 'host' in src && usesUploadLanding(gpu, inputBytes, chunks.length) ? await gpu.uploadLanding(inputBytes) : undefined;
+  const staged = 'host' in src ? await stageInput(gpu, src.host, chunks.length, signal) : undefined;
   const resident = 'buffer' in src ? src.buffer : staged?.buffer;
   // Storage buffers (a resident input, a device output) are bound at each chunk's offset instead
   // of copied, where every offset meets the binding alignment: any input band (halo rows are
@@ -219,10 +218,6 @@ async function conv2dBody(gpu: GpuDevice, p: Conv2dProblem | ResidentProblem<'co
   const bindOutput = deviceOut !== undefined && chunks.every((c) => c.r0 === 0 && c.r1 === p.height && aligned(outputOffset(p, c)));
   let filter: GPUBuffer | undefined;
   try {
-    if (staged !== undefined && 'host' in src) {
-      throwIfAborted(signal);
-      await staged.copyIn(new Uint8Array(src.host.buffer, src.host.byteOffset, inputBytes), signal);
-    }
     filter = plan.uniformFilter ? gpu.uniform(vec4Array(p.filter)) : await gpu.upload(p.filter, 0, signal);
     const r = await runChunked<Conv2dSet>(
       gpu,
