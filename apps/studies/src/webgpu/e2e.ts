@@ -227,53 +227,55 @@ interface Workload {
   readonly run: (b: Backend, timing: boolean) => Promise<{ timing?: { totalMs: number; kernelMs?: number; uploadMs?: number; readbackMs?: number } }>;
 }
 
-/** The course reports' workloads (`seed`) named in `only` (all without it); inputs are made only for those. */
+/** What one workload needs once its input is made: the call, with a reused `out` or without, and a maker of that `out`. */
+interface Made {
+  readonly call: (b: Backend, timing: boolean, out: ArrayBufferView | undefined) => ReturnType<Workload['run']>;
+  readonly out: () => ArrayBufferView;
+}
+
+/** The course reports' workloads (`seed`) named in `only` (all without it), each fresh and into a reused `out`; inputs are made only for those. */
 function workloads(only: readonly string[] | undefined): Workload[] {
   const list: Workload[] = [];
   const wanted = (id: string) => only === undefined || only.includes(id);
-  const conv = (id: string, withOut: boolean) => {
-    if (!wanted(withOut ? `${id}-out` : id)) return;
-    const w = CONV2D_WORKLOADS.seed.find((c) => c.id === id)!;
-    const args = makeConv2dArgs(w);
-    const n = w.batch * w.height * w.width;
-    const out = withOut ? new Float32Array(n) : undefined;
-    list.push({ id: withOut ? `${id}-out` : id, label: `conv2d ${w.label}${withOut ? ', into out' : ''}`, inBytes: n * 4, outBytes: n * 4, withOut, run: (b, timing) => b.conv2d(args, { timing, ...(out ? { out } : {}) }) });
+  // `base` and `${base}-out`, where wanted, share one input, made only then.
+  const pair = (base: string, label: string, inBytes: number, outBytes: number, make: () => Made) => {
+    const modes = [false, true].filter((withOut) => wanted(withOut ? `${base}-out` : base));
+    if (modes.length === 0) return;
+    const made = make();
+    for (const withOut of modes) {
+      const out = withOut ? made.out() : undefined;
+      list.push({ id: withOut ? `${base}-out` : base, label: withOut ? `${label}, into out` : label, inBytes, outBytes, withOut, run: (b, timing) => made.call(b, timing, out) });
+    }
   };
-  for (const withOut of [false, true]) {
-    conv('conv2d-16x2048-k11', withOut);
-    conv('conv2d-1x8192-k5', withOut);
+  const opts = (timing: boolean, out: ArrayBufferView | undefined) => ({ timing, ...(out ? { out: out as never } : {}) });
+  for (const id of ['conv2d-16x2048-k11', 'conv2d-1x8192-k5']) {
+    const w = CONV2D_WORKLOADS.seed.find((c) => c.id === id)!;
+    const n = w.batch * w.height * w.width;
+    pair(id, `conv2d ${w.label}`, n * 4, n * 4, () => {
+      const args = makeConv2dArgs(w);
+      return { call: (b, timing, out) => b.conv2d(args, opts(timing, out)), out: () => new Float32Array(n) };
+    });
   }
-  const tail = (withOut: boolean) => (withOut ? ', into out' : '');
   const st = STENCIL3D_WORKLOADS.seed.find((c) => c.id === 'stencil-512-s10')!;
-  for (const withOut of [false, true]) {
-    const id = withOut ? `${st.id}-out` : st.id;
-    if (!wanted(id)) continue;
-    const stArgs = makeStencil3dArgs(st);
-    const stN = st.n ** 3 * 4;
-    const out = withOut ? new Float32Array(st.n ** 3) : undefined;
-    list.push({ id, label: `stencil3d ${st.label}${tail(withOut)}`, inBytes: stN, outBytes: stN, withOut, run: (b, timing) => b.stencil3d(stArgs, { timing, ...(out ? { out } : {}) }) });
-  }
-  for (const base of ['scan-40M-u32', 'scan-400M-f32']) {
-    for (const withOut of [false, true]) {
-      const id = withOut ? `${base}-out` : base;
-      if (!wanted(id)) continue;
-      const w = SCAN_WORKLOADS.seed.find((c) => c.id === base)!;
+  pair(st.id, `stencil3d ${st.label}`, st.n ** 3 * 4, st.n ** 3 * 4, () => {
+    const args = makeStencil3dArgs(st);
+    return { call: (b, timing, out) => b.stencil3d(args, opts(timing, out)), out: () => new Float32Array(st.n ** 3) };
+  });
+  for (const id of ['scan-40M-u32', 'scan-400M-f32']) {
+    const w = SCAN_WORKLOADS.seed.find((c) => c.id === id)!;
+    pair(id, `scan ${w.label}`, w.n * 4, w.n * 4, () => {
       const args = makeScanArgs(w);
-      const out = withOut ? new (args.input.constructor as Float32ArrayConstructor)(w.n) : undefined;
-      list.push({ id, label: `scan ${w.label}${tail(withOut)}`, inBytes: w.n * 4, outBytes: w.n * 4, withOut, run: (b, timing) => b.scan(args, { timing, ...(out ? { out: out as never } : {}) }) });
-    }
+      return { call: (b, timing, out) => b.scan(args, opts(timing, out)), out: () => new (args.input.constructor as Float32ArrayConstructor)(w.n) };
+    });
   }
-  for (const base of ['convlayer-L1-b10000', 'convlayer-L2-b10000']) {
-    for (const withOut of [false, true]) {
-      const id = withOut ? `${base}-out` : base;
-      if (!wanted(id)) continue;
-      const w = CONV_LAYER_WORKLOADS.seed.find((c) => c.id === base)!;
+  for (const id of ['convlayer-L1-b10000', 'convlayer-L2-b10000']) {
+    const w = CONV_LAYER_WORKLOADS.seed.find((c) => c.id === id)!;
+    const o = convLayerOutputShape(w);
+    const outLength = w.batch * w.maps * o.outHeight * o.outWidth;
+    pair(id, `convLayer ${w.label}`, w.batch * w.channels * w.height * w.width * 4, outLength * 4, () => {
       const args = makeConvLayerArgs(w);
-      const o = convLayerOutputShape(w);
-      const outBytes = w.batch * w.maps * o.outHeight * o.outWidth * 4;
-      const out = withOut ? new Float32Array(outBytes / 4) : undefined;
-      list.push({ id, label: `convLayer ${w.label}${tail(withOut)}`, inBytes: args.input.byteLength, outBytes, withOut, run: (b, timing) => b.convLayer(args, { timing, ...(out ? { out } : {}) }) });
-    }
+      return { call: (b, timing, out) => b.convLayer(args, opts(timing, out)), out: () => new Float32Array(outLength) };
+    });
   }
   return list;
 }
