@@ -22,10 +22,10 @@ case $part in
     timeout 150 node apps/studies/dist/webgpu/steady.js --only conv --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -12 ;;
   conv)
     timeout 90 node apps/studies/dist/webgpu/e2e.js --out "$OUT/e2e-conv2d" --torch benchmarks/results/pytorch-e2e-h100-2026-11-24-c.json --only conv2d-16x2048-k11,conv2d-16x2048-k11-out > "$OUT/e2e-conv2d.log" 2>&1; echo "e2e conv2d rc=$?"; sed -n '/^| workload/,/^$/p' "$OUT/e2e-conv2d/webgpu-e2e.md"
-    bench conv 490 --op conv2d,convLayer --backend cpu,piscina,webgpu,onnxruntime,kernelkit --variant wasm-simd,auto,gemm,1t,16t,routed ;;
+    bench_conv ;;
   rest)
-    bench rest 560 --op stencil3d,scan,gridSearch --backend cpu,piscina,webgpu,kernelkit --variant wasm-simd,sequential,two-pass,pruned,streamed,decoupled-subgroups,decoupled,routed ;;
+    bench_rest ;;
   router)
-    bench router 560 --op conv2d,convLayer,stencil3d,scan,gridSearch --backend kernelkit --no-floor ;;
+    bench_router ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac

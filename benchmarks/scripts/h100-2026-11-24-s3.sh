@@ -19,10 +19,10 @@ case $part in
     timeout 240 node apps/studies/dist/webgpu/e2e.js --out "$OUT/e2e" --torch "$OUT/torch.json" > "$OUT/e2e.log" 2>&1; echo "e2e rc=$?"; grep -v Warning "$OUT/e2e.log" | tail -5; sed -n '/^| workload/,/^$/p' "$OUT/e2e/webgpu-e2e.md"
     timeout 100 node apps/studies/dist/webgpu/steady.js --out "$OUT/steady.json" > "$OUT/steady.log" 2>&1; echo "steady rc=$?"; grep -v Warning "$OUT/steady.log" | tail -25 ;;
   conv)
-    bench conv 490 --op conv2d,convLayer --backend cpu,piscina,webgpu,onnxruntime,kernelkit --variant wasm-simd,auto,gemm,1t,16t,routed ;;
+    bench_conv ;;
   rest)
-    bench rest 560 --op stencil3d,scan,gridSearch --backend cpu,piscina,webgpu,kernelkit --variant wasm-simd,sequential,two-pass,pruned,streamed,decoupled-subgroups,decoupled,routed ;;
+    bench_rest ;;
   router)
-    bench router 560 --op conv2d,convLayer,stencil3d,scan,gridSearch --backend kernelkit --no-floor ;;
+    bench_router ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac
