@@ -43,21 +43,30 @@ let events: Event[] | undefined;
 const now = (): number => performance.now() - origin;
 const log = (e: Event): void => void events?.push(e);
 
+interface WrapOptions {
+  /** The bytes a call moves, logged with it. */
+  readonly bytesOf?: (self: unknown, args: unknown[]) => number | undefined;
+  /** Calls moving fewer bytes are not logged. */
+  readonly minBytes?: number;
+  /** Synchronous calls shorter than this are not logged (async ones always are). */
+  readonly minSyncMs?: number;
+}
+
 /** Wraps `name` on `proto` so each call is logged; async results are logged when they settle. */
-function wrap(proto: object, name: string, label: string, bytesOf: (self: unknown, args: unknown[]) => number | undefined, minBytes = 0): void {
+function wrap(proto: object, name: string, label: string, o: WrapOptions = {}): void {
   const original = (proto as Record<string, unknown>)[name] as (...a: unknown[]) => unknown;
   Object.defineProperty(proto, name, {
     configurable: true,
     writable: true,
     value: function (this: unknown, ...args: unknown[]) {
-      const bytes = events === undefined ? undefined : bytesOf(this, args);
-      if (events === undefined || (bytes !== undefined && bytes < minBytes)) return original.apply(this, args);
+      const bytes = events === undefined ? undefined : o.bytesOf?.(this, args);
+      if (events === undefined || (bytes !== undefined && bytes < (o.minBytes ?? 0))) return original.apply(this, args);
+      const sized = bytes === undefined ? {} : { bytes };
       const t0 = now();
       const r = original.apply(this, args);
-      if (r instanceof Promise) {
-        return r.finally(() => log({ what: label, t0, t1: now(), ...(bytes === undefined ? {} : { bytes }) }));
-      }
-      log({ what: label, t0, t1: now(), ...(bytes === undefined ? {} : { bytes }) });
+      if (r instanceof Promise) return r.finally(() => log({ what: label, t0, t1: now(), ...sized }));
+      const t1 = now();
+      if (t1 - t0 >= (o.minSyncMs ?? 0)) log({ what: label, t0, t1, ...sized });
       return r;
     },
   });
@@ -72,20 +81,7 @@ function wrapAll(proto: object, className: string, skip: readonly string[]): voi
     if (name === 'constructor' || skip.includes(name)) continue;
     const d = Object.getOwnPropertyDescriptor(proto, name);
     if (d === undefined || typeof d.value !== 'function') continue;
-    const original = d.value as (...a: unknown[]) => unknown;
-    Object.defineProperty(proto, name, {
-      configurable: true,
-      writable: true,
-      value: function (this: unknown, ...args: unknown[]) {
-        if (events === undefined) return original.apply(this, args);
-        const t0 = now();
-        const r = original.apply(this, args);
-        if (r instanceof Promise) return r.finally(() => log({ what: `${className}.${name}`, t0, t1: now() }));
-        const t1 = now();
-        if (t1 - t0 >= SYNC_LOG_MS) log({ what: `${className}.${name}`, t0, t1 });
-        return r;
-      },
-    });
+    wrap(proto, name, `${className}.${name}`, { minSyncMs: SYNC_LOG_MS });
   }
 }
 
@@ -94,15 +90,16 @@ function instrument(device: GPUDevice): void {
   const bufferProto = Object.getPrototypeOf(probe) as object;
   probe.destroy();
   const sizeOf = (self: unknown, args: unknown[]): number => (typeof args[2] === 'number' ? args[2] : (self as GPUBuffer).size);
-  wrap(bufferProto, 'mapAsync', 'mapAsync', sizeOf);
-  wrap(bufferProto, 'getMappedRange', 'getMappedRange', (self, args) => (typeof args[1] === 'number' ? args[1] : (self as GPUBuffer).size));
-  wrap(bufferProto, 'unmap', 'unmap', (self) => (self as GPUBuffer).size);
-  wrap(Object.getPrototypeOf(device.queue) as object, 'submit', 'submit', () => undefined);
-  wrap(Object.getPrototypeOf(device.queue) as object, 'onSubmittedWorkDone', 'onSubmittedWorkDone', () => undefined);
-  wrap(Object.getPrototypeOf(device) as object, 'createBuffer', 'createBuffer', (_self, args) => (args[0] as GPUBufferDescriptor).size);
+  wrap(bufferProto, 'mapAsync', 'mapAsync', { bytesOf: sizeOf });
+  wrap(bufferProto, 'getMappedRange', 'getMappedRange', { bytesOf: (self, args) => (typeof args[1] === 'number' ? args[1] : (self as GPUBuffer).size) });
+  wrap(bufferProto, 'unmap', 'unmap', { bytesOf: (self) => (self as GPUBuffer).size });
+  wrap(Object.getPrototypeOf(device.queue) as object, 'submit', 'submit');
+  wrap(Object.getPrototypeOf(device.queue) as object, 'onSubmittedWorkDone', 'onSubmittedWorkDone');
+  const bufferSize = { bytesOf: (_self: unknown, args: unknown[]) => (args[0] as GPUBufferDescriptor).size };
+  wrap(Object.getPrototypeOf(device) as object, 'createBuffer', 'createBuffer', bufferSize);
   // The runtime's buffer ledger replaces createBuffer on the device object itself, bound to the
   // original: wrapped there too, or the buffers it creates would not show.
-  if (Object.prototype.hasOwnProperty.call(device, 'createBuffer')) wrap(device, 'createBuffer', 'createBuffer', (_self, args) => (args[0] as GPUBufferDescriptor).size);
+  if (Object.prototype.hasOwnProperty.call(device, 'createBuffer')) wrap(device, 'createBuffer', 'createBuffer', bufferSize);
   // Everything else the runtime calls on the device, its queue, buffers and encoders, by class.
   wrapAll(Object.getPrototypeOf(device) as object, 'device', ['createBuffer']);
   wrapAll(Object.getPrototypeOf(device.queue) as object, 'queue', ['submit', 'onSubmittedWorkDone']);
@@ -114,7 +111,7 @@ function instrument(device: GPUDevice): void {
   pass.end();
   enc.finish();
   const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
-  wrap(typedArrayProto, 'set', 'host copy', (_self, args) => (args[0] as ArrayBufferView).byteLength, 1 << 20);
+  wrap(typedArrayProto, 'set', 'host copy', { bytesOf: (_self, args) => (args[0] as ArrayBufferView).byteLength, minBytes: 1 << 20 });
 }
 
 interface Case {
