@@ -369,8 +369,22 @@ export class Units {
     });
   }
 
+  /**
+   * Queues `task` once per thread (each task claims units until none are left), then stages the
+   * units' input in order (`stage(u)` puts unit u's in shared memory) and lets them start; with
+   * `onDone`, then hands each finished unit to it, as `collect` does.
+   */
+  async run(task: Task, threads: number, stage: (u: number) => void, onDone?: (u: number) => void): Promise<void> {
+    for (let i = Math.min(threads, this.count); i > 0; i--) this.call.submit(task);
+    for (let u = 0; u < this.count; u++) {
+      stage(u);
+      this.staged(u);
+    }
+    if (onDone !== undefined) await this.collect(onDone);
+  }
+
   /** Lets the workers start units [0, u]: their input is in shared memory. */
-  staged(u: number): void {
+  private staged(u: number): void {
     Atomics.store(this.words, UNIT_STAGED, u + 1);
     // A wake-up is a system call, and a woken thread may take this thread's core.
     if (Atomics.load(this.words, UNIT_WAITING) !== 0) Atomics.notify(this.words, UNIT_STAGED);
@@ -380,7 +394,7 @@ export class Units {
    * Runs `onDone(u)` once for each unit as it finishes, until all have or every task has settled
    * (after a failure some never finish).
    */
-  async collect(onDone: (u: number) => void): Promise<void> {
+  private async collect(onDone: (u: number) => void): Promise<void> {
     let settled = false;
     const drained = this.call.drain().then(() => {
       settled = true;

@@ -43,12 +43,12 @@ export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
     const units = call.units(byImage ? guidedBounds(p.batch, threads, least(p.batch)).map((img) => img * p.maps) : guidedBounds(planes, threads, least(planes)));
     const b = units.bounds;
     const task = { kind: 'convLayer', input: input.ref, weights: weights.ref, bias: bias?.ref, relu: p.relu, out: out.ref, dims, bounds: b, ctrl: units.ctrl, simd: useSimd } as const;
-    for (let i = Math.min(env.pool.threads, units.count); i > 0; i--) call.submit(task);
-    for (let u = 0; u < units.count; u++) {
-      input.ensure((Math.floor((b[u + 1]! - 1) / p.maps) + 1) * image);
-      units.staged(u);
-    }
-    if (out.byParts) await units.collect((u) => out.copyPart(b[u]! * planeLen, b[u + 1]! * planeLen));
+    await units.run(
+      task,
+      env.pool.threads,
+      (u) => input.ensure((Math.floor((b[u + 1]! - 1) / p.maps) + 1) * image),
+      out.byParts ? (u) => out.copyPart(b[u]! * planeLen, b[u + 1]! * planeLen) : undefined,
+    );
     await call.finish(() => out.complete());
     return { data: out.result(), ...copyTimes(call, ctx.timing) };
   };

@@ -41,12 +41,12 @@ export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
     const units = call.units(guidedBounds(rows, env.pool.threads, Math.ceil(MIN_BAND_MACS / (work / rows))));
     const b = units.bounds;
     const task = { kind: 'conv2d', input: input.ref, filter: filter.ref, out: out.ref, height: p.height, width: p.width, k: p.k, bounds: b, ctrl: units.ctrl, simd: useSimd } as const;
-    for (let i = Math.min(env.pool.threads, units.count); i > 0; i--) call.submit(task);
-    for (let u = 0; u < units.count; u++) {
-      input.ensure(Math.min(rows, b[u + 1]! + r) * p.width);
-      units.staged(u);
-    }
-    if (out.byParts) await units.collect((u) => out.copyPart(b[u]! * p.width, b[u + 1]! * p.width));
+    await units.run(
+      task,
+      env.pool.threads,
+      (u) => input.ensure(Math.min(rows, b[u + 1]! + r) * p.width),
+      out.byParts ? (u) => out.copyPart(b[u]! * p.width, b[u + 1]! * p.width) : undefined,
+    );
     await call.finish(() => out.complete());
     return { data: out.result(), ...copyTimes(call, ctx.timing) };
   };

@@ -80,7 +80,7 @@ export type HostOutputCtor<A> = { new (length: number): A; new (buffer: SharedAr
 export function submitSinkCopy(gpu: GpuDevice, sink: ChunkSink, buffer: GPUBuffer, offset: number, size: number, at: number): void {
   if (!('buffer' in sink)) return;
   const enc = gpu.device.createCommandEncoder();
-  enc.copyBufferToBuffer(buffer, offset, sink.buffer, at, size);
+  encodeSinkCopy(enc, sink, buffer, offset, size, at);
   gpu.device.queue.submit([enc.finish()]);
 }
 
