@@ -4,7 +4,7 @@ import { copyBuffer, gpuDeviceArray, residentBuffer } from '../runtime/device-ar
 import type { GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import type { Program } from '../runtime/program.js';
-import { chunkBytesOf, encodeSinkCopy, hostOutput, PIPELINE_SETS, runChunked, sinkReads, stageInput, submitSinkCopy, type ChunkSink } from '../runtime/pipeline.js';
+import { chunkBytesOf, encodeSinkCopy, hostOutput, PIPELINE_CHUNK_BYTES, PIPELINE_SETS, runChunked, sinkReads, stageInput, submitSinkCopy, usesUploadLanding, type ChunkSink } from '../runtime/pipeline.js';
 import { log2Bucket } from '../tuning/shape-class.js';
 import { tunerFor, type TuneCandidate, type TuneChoice, type TunerOptions } from '../tuning/tuner.js';
 import { gridParts, submitsOf, type GridPart } from '../runtime/usage.js';
@@ -173,10 +173,21 @@ function bindPart(l: LayerContext, n: number, input: GPUBuffer, output: GPUBuffe
   return l.gpu.bind(l.pipeline, [input, l.weights, l.bias, output, uniform]);
 }
 
-/** Images per chunk: `chunkItems`, or about the pipeline's chunk size, within one storage binding. */
-function imagesPerChunk(gpu: GpuDevice, p: Shape, chunking: ConvLayerChunking): number {
+/** Images per chunk: `chunkItems`, or about `target` bytes (the pipeline's chunk size), within one storage binding. */
+function imagesPerChunk(gpu: GpuDevice, p: Shape, chunking: ConvLayerChunking, target = PIPELINE_CHUNK_BYTES): number {
   const perImage = Math.max(p.channels * p.height * p.width, convLayerOutputLength({ ...p, batch: 1 })) * 4;
-  return Math.min(itemsPerChunk(gpu, perImage, 'input'), chunking.chunkItems ?? Math.max(1, Math.floor(chunkBytesOf(gpu) / perImage)));
+  return Math.min(itemsPerChunk(gpu, perImage, 'input'), chunking.chunkItems ?? Math.max(1, Math.floor(chunkBytesOf(gpu, target) / perImage)));
+}
+
+/**
+ * Whether the call's chunks move nothing between host and device: the output goes to a device
+ * buffer (the landing buffer for `out`, or a device output) and the input comes from one (a
+ * resident input, or a host input staged whole in the upload landing buffer). Such chunks have
+ * no transfer to overlap, so each costs only its waits, and they run as large as a binding allows.
+ */
+function transfersOutsideChunks(gpu: GpuDevice, p: Shape, src: Source, sink: Sink): boolean {
+  const sinkOnDevice = sink === 'device' || (typeof sink === 'object' && 'buffer' in sink);
+  return sinkOnDevice && ('buffer' in src || usesUploadLanding(gpu, p.batch * p.channels * p.height * p.width * 4, 2));
 }
 
 /** The layer over the whole batch in one exclusive section of its own (layerBody). */
@@ -194,7 +205,7 @@ function runLayer(gpu: GpuDevice, p: Shape, src: Source, sink: Sink, plan: Plan,
 async function layerBody(gpu: GpuDevice, p: Shape, src: Source, sink: Sink, plan: Plan, job: Job): Promise<LayerRun> {
   const inPer = p.channels * p.height * p.width;
   const outPer = convLayerOutputLength({ ...p, batch: 1 });
-  const per = imagesPerChunk(gpu, p, job.chunking);
+  const per = imagesPerChunk(gpu, p, job.chunking, transfersOutsideChunks(gpu, p, src, sink) ? Number.POSITIVE_INFINITY : PIPELINE_CHUNK_BYTES);
   // A resident source's buffer is looked up here, inside the call (a getter: see sourceOf).
   const input: Source = 'buffer' in src ? { buffer: src.buffer } : src;
   const pipeline = gpu.pipeline(plan.program);

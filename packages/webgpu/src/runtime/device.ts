@@ -1,7 +1,7 @@
 import { DeviceError, KernelkitError, LimitExceededError } from '@kernelkit/core';
 import type { AdapterInfo } from '@kernelkit/ops';
 import { reopenAdapter, type OpenedAdapter } from './adapter.js';
-import type { BufferPool } from './buffer-pool.js';
+import { POOL_IDLE_BYTES, type BufferPool } from './buffer-pool.js';
 import { deviceRequest, Generation, type DeviceRequest } from './generation.js';
 import { BufferLedger } from './ledger.js';
 import type { Program } from './program.js';
@@ -79,9 +79,11 @@ export function setPassHook(gpu: GpuDevice, hook: PassHook | undefined): void {
 }
 
 /** The error for what an error scope caught: out of memory is a LimitExceededError, anything else a DeviceError. */
+const isOutOfMemory = (e: GPUError): boolean => e.constructor.name === 'GPUOutOfMemoryError';
+
 function scopeFailure(errors: readonly GPUError[], cause?: unknown): Error {
   const msg = errors.map((e) => e.message).join('\n');
-  if (errors.some((e) => e.constructor.name === 'GPUOutOfMemoryError')) return new LimitExceededError('device memory', `the GPU ran out of memory: ${msg}`);
+  if (errors.some(isOutOfMemory)) return new LimitExceededError('device memory', `the GPU ran out of memory: ${msg} (the backend's idle buffers were released)`);
   return new DeviceError(`WebGPU rejected a command: ${msg}`, cause === undefined ? undefined : { cause });
 }
 
@@ -155,7 +157,8 @@ export class GpuDevice {
   private generation(id: number, device: GPUDevice): Generation {
     // Retire a lost device at once (not at the next call), so its buffers stop counting; not
     // while disposing, where destroy() retires it.
-    return new Generation(id, device, this.ledger, this.stagingShape, (g) => {
+    const poolIdleBytes = this.info.software ? POOL_IDLE_BYTES.software : POOL_IDLE_BYTES.hardware;
+    return new Generation(id, device, this.ledger, this.stagingShape, poolIdleBytes, (g) => {
       if (!this.closing) g.retire();
     });
   }
@@ -224,6 +227,9 @@ export class GpuDevice {
       if (!failed && errors.length === 0) return result as T;
       // A failed call skips its releases: reclaim what it took so failures cannot leak buffers.
       this.ledger.sweep(call);
+      // Out of memory: drop what the pool keeps idle, so the next call has the memory to itself.
+      const outOfMemory = errors.some(isOutOfMemory) || (failure instanceof LimitExceededError && failure.parameter === 'device memory');
+      if (outOfMemory) gen.pool.clear();
       // Dawn may reject a map of a destroyed device before `lost` settles: let the loss land.
       if (failed && gen.lostReason === undefined && !(failure instanceof KernelkitError)) {
         await Promise.race([gen.lost.catch(() => {}), new Promise((r) => setTimeout(r, LOSS_SETTLE_MS))]);

@@ -53,10 +53,11 @@ export class Generation {
     readonly device: GPUDevice,
     private readonly ledger: BufferLedger,
     staging: StagingShape,
+    poolIdleBytes: number,
     onLost: (g: Generation) => void,
   ) {
     ledger.instrument(device, id);
-    this.pool = new BufferPool(device, ledger, id);
+    this.pool = new BufferPool(device, ledger, id, poolIdleBytes);
     this.staging = this.stagingPool(staging);
     ledger.owning = true;
     try {
