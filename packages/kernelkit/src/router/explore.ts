@@ -7,14 +7,14 @@ export const DEFAULT_EXPLORE_FACTOR = 8;
 /** Timed calls every trial makes at least (after the warm-up). */
 export const TRIAL_CALLS = 2;
 /**
- * A trial keeps timing until its timed calls add up to this many ms: a short call's first few
- * runs see a GPU's clocks still ramping from idle, a fresh worker thread's wasm on baseline code
- * and first-touch page faults, which tens of ms of calls outlast; a handful of candidates' trials
- * still cost a routing key well under a second.
+ * A trial keeps timing until its timed calls add up to this many ms, and its time comes from the
+ * later half of them (trialTime): a fresh worker pool's or GPU's calls at a new size keep getting
+ * faster for several calls (buffers pooled, pages touched, clocks up), longer than one warm-up
+ * call, and a trial of those early calls ranks a backend below what it runs at once settled.
  */
-export const DEFAULT_TRIAL_MIN_MS = 40;
+export const DEFAULT_TRIAL_MIN_MS = 100;
 /** The most timed calls one trial makes, however short they are: a microsecond call must not take thousands of calls to learn. */
-export const TRIAL_MAX_CALLS = 16;
+export const TRIAL_MAX_CALLS = 24;
 /** A candidate predicted slower than this per call gets no trial: learning must not cost a huge call on a slow backend. */
 export const DEFAULT_TRIAL_MAX_MS = 2000;
 
@@ -53,13 +53,15 @@ export interface TrialRun extends Trial {
 }
 
 /**
- * A trial's time from its calls: the median of the fastest half. The slow half absorbs cold
- * clocks, first calls on baseline code and one-off page faults, as the fastest alone would, but
- * one lucky call does not decide, and a candidate whose calls vary widely is not favoured over
- * a steady one (the comparison that matters is of typical calls). Of two calls: the faster.
+ * A trial's time from its calls, in the order they ran: the median of the fastest half of the
+ * later half. The earlier half is the candidate still warming up at this size; within the later
+ * half the slow calls absorb one-off page faults and a busy moment of the machine, as the fastest
+ * alone would, but one lucky call does not decide. Of two calls: the second; of three, the faster
+ * of the last two.
  */
 export function trialTime(samples: readonly number[]): number {
-  const fastest = [...samples].sort((a, b) => a - b).slice(0, Math.ceil(samples.length / 2));
+  const later = samples.slice(Math.floor(samples.length / 2));
+  const fastest = [...later].sort((a, b) => a - b).slice(0, Math.ceil(later.length / 2));
   const mid = fastest.length >> 1;
   return fastest.length % 2 === 1 ? fastest[mid]! : (fastest[mid - 1]! + fastest[mid]!) / 2;
 }
