@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeScanArgs, type OpArgs, type OpName } from '@kernelkit/ops';
+import { TRIAL_MAX_CALLS } from 'kernelkit';
 import type { CallOutput, Contender } from '../src/backends.js';
 import { settleRouter } from '../src/run.js';
 
@@ -28,9 +29,10 @@ describe("the kernelkit row's exploration before timing", () => {
     expect(note).toMatch(/^router settled after 4 calls \(\d+\.\d s\); trials: cpu\/sequential 4\.0 ms, piscina\/two-pass 2\.5 ms$/);
   });
 
-  it('stops at 17 calls per candidate (warm-up and the longest trial) and two more when the route never settles', async () => {
+  it('stops at 1 + TRIAL_MAX_CALLS calls per candidate (warm-up and the longest trial) and two more when the route never settles', async () => {
     const b = scripted([{ settled: false, candidates: 3 }]);
-    expect(await settleRouter(b, 'scan', args)).toMatch(/^router not settled after 53 calls/);
-    expect(b.calls).toBe(53);
+    const most = (1 + TRIAL_MAX_CALLS) * 3 + 2;
+    expect(await settleRouter(b, 'scan', args)).toMatch(new RegExp(`^router not settled after ${most} calls`));
+    expect(b.calls).toBe(most);
   });
 });
