@@ -3,7 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { AbortError, DisposedError, KernelkitError, now, WorkerError, type TypedArray } from '@kernelkit/core';
 import type { OpName } from '@kernelkit/ops';
 import type { Pool } from './pool.js';
-import { STOPPED_MESSAGE, UNIT_DONE, UNIT_FLAGS, UNIT_STAGED, UNIT_STOP, UNIT_WAITING, type Dtype, type Ref, type Task } from './protocol.js';
+import { STOPPED_MESSAGE, type ModuleMemory, UNIT_DONE, UNIT_FLAGS, UNIT_STAGED, UNIT_STOP, UNIT_WAITING, type Dtype, type Ref, type Task } from './protocol.js';
 
 type Ctor<T extends TypedArray> = new (buffer: SharedArrayBuffer | number, byteOffset?: number, length?: number) => T;
 
@@ -142,7 +142,7 @@ export class SharedOutput<T extends TypedArray> {
     ctor: Ctor<T>,
     length: number,
     out: T | undefined,
-    /** Used instead of a pooled buffer for an ordinary `out` (a shared buffer the op has anyway). */
+    /** Used instead of a pooled buffer for an ordinary `out` or result (a shared buffer the op has anyway). */
     staging?: T,
     /** The op calls `copyPart` for each finished part, so a small result may be an ordinary array. */
     partsCopied = false,
@@ -150,7 +150,7 @@ export class SharedOutput<T extends TypedArray> {
     const bytes = length * (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
     if (out === undefined && partsCopied && bytes <= ORDINARY_RESULT_MAX_BYTES && call.threads <= ORDINARY_RESULT_MAX_THREADS) {
       // The result itself is allocated at the first part, so zeroing it does not delay the tasks.
-      this.view = new ctor(call.acquire(bytes), 0, length);
+      this.view = staging ?? new ctor(call.acquire(bytes), 0, length);
       this.byParts = true;
     } else if (out === undefined) this.view = new ctor(new SharedArrayBuffer(bytes), 0, length);
     else if (isShared(out)) this.view = out;
@@ -210,6 +210,7 @@ export class Call {
   private hasError = false;
   private sawStop = false;
   private readonly acquired: SharedArrayBuffer[] = [];
+  private readonly memories: ModuleMemory[] = [];
   private readonly onStop: Array<() => void> = [];
 
   constructor(
@@ -240,6 +241,13 @@ export class Call {
     const sab = this.pool.buffers.acquire(byteLength);
     this.acquired.push(sab);
     return sab;
+  }
+
+  /** A pooled shared WebAssembly memory of at least `byteLength` bytes, for the shared-memory kernels. */
+  memory(byteLength: number): ModuleMemory {
+    const m = this.pool.memories.acquire(Math.ceil(byteLength / 65536) * 65536);
+    this.memories.push(m);
+    return m;
   }
 
   input<T extends TypedArray>(a: T): SharedInput<T> {
@@ -330,6 +338,8 @@ export class Call {
     beforeRelease?.();
     for (const sab of this.acquired) this.pool.buffers.release(sab);
     this.acquired.length = 0;
+    for (const m of this.memories) this.pool.memories.release(m);
+    this.memories.length = 0;
     this.pool.lastStats = { op: this.op, inline: false, tasks: this.tasks, copiedInBytes: this.copiedInBytes, copiedOutBytes: this.copiedOutBytes };
   }
 

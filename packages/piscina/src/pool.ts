@@ -4,8 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { BackendUnavailableError, InvalidArgumentError } from '@kernelkit/core';
 import type { Backend, OpName } from '@kernelkit/ops';
-import { wasmSupport } from '@kernelkit/cpu';
-import type { PoolWorkerData, Task } from './protocol.js';
+import { newSharedMemory, sharedWasmModule, wasmSupport, type WasmSupport } from '@kernelkit/cpu';
+import type { ModuleMemory, PoolWorkerData, Task } from './protocol.js';
+
+type WasmModule = WasmSupport['module'];
+
+/** Most bytes of idle buffers each cache keeps: min(2 GiB, RAM/8). */
+const CACHE_BYTES = Math.min(2 ** 31, Math.floor(os.totalmem() / 8));
+let nextMemoryId = 1;
 
 /**
  * The built worker. Resolved relative to the package root so that it is `dist/worker.js` both
@@ -26,40 +32,44 @@ export interface CallStats {
 }
 
 /**
- * Keeps SharedArrayBuffers of recently used sizes. A fresh buffer costs a page fault per 4 KiB on
- * first touch (costing more than the copy itself), so repeated
- * calls of one size reuse them. Bounded; emptied on dispose.
+ * Keeps buffers (SharedArrayBuffers, shared WebAssembly memories) of recently used sizes. A fresh
+ * one costs a page fault per 4 KiB on first touch (costing more than the copy itself), so
+ * repeated calls of one size reuse them. Bounded; emptied on dispose.
  */
-class BufferCache {
-  private readonly free = new Map<number, SharedArrayBuffer[]>();
+class BufferCache<T> {
+  private readonly free = new Map<number, T[]>();
   private bytes = 0;
-  private readonly order: SharedArrayBuffer[] = [];
-  constructor(private readonly maxBytes: number) {}
+  private readonly order: T[] = [];
+  constructor(
+    private readonly maxBytes: number,
+    private readonly make: (byteLength: number) => T,
+    private readonly size: (item: T) => number,
+  ) {}
 
-  acquire(byteLength: number): SharedArrayBuffer {
+  acquire(byteLength: number): T {
     const list = this.free.get(byteLength);
-    const sab = list?.pop();
-    if (sab !== undefined) {
+    const item = list?.pop();
+    if (item !== undefined) {
       this.bytes -= byteLength;
-      this.order.splice(this.order.indexOf(sab), 1);
-      return sab;
+      this.order.splice(this.order.indexOf(item), 1);
+      return item;
     }
-    return new SharedArrayBuffer(byteLength);
+    return this.make(byteLength);
   }
 
-  release(sab: SharedArrayBuffer): void {
-    const n = sab.byteLength;
+  release(item: T): void {
+    const n = this.size(item);
     if (n === 0 || n > this.maxBytes) return;
     while (this.bytes + n > this.maxBytes && this.order.length > 0) {
       const old = this.order.shift()!;
-      const sameSize = this.free.get(old.byteLength)!;
+      const sameSize = this.free.get(this.size(old))!;
       sameSize.splice(sameSize.indexOf(old), 1);
-      this.bytes -= old.byteLength;
+      this.bytes -= this.size(old);
     }
     let list = this.free.get(n);
     if (list === undefined) this.free.set(n, (list = []));
-    list.push(sab);
-    this.order.push(sab);
+    list.push(item);
+    this.order.push(item);
     this.bytes += n;
   }
 
@@ -107,14 +117,25 @@ export function poolOf(backend: Backend): Pool {
 export class Pool {
   disposed = false;
   lastStats: CallStats | undefined;
-  readonly buffers = new BufferCache(Math.min(2 ** 31, Math.floor(os.totalmem() / 8)));
+  readonly buffers = new BufferCache<SharedArrayBuffer>(
+    CACHE_BYTES,
+    (n) => new SharedArrayBuffer(n),
+    (b) => b.byteLength,
+  );
+  /** Shared WebAssembly memories for the shared-memory kernels, by size in whole pages. */
+  readonly memories = new BufferCache<ModuleMemory>(CACHE_BYTES, (n) => ({ memory: newSharedMemory(n), id: nextMemoryId++ }), (m) => m.memory.buffer.byteLength);
+  /** The shared-memory build of the kernels, when the workers have it too. */
+  readonly sharedModule: WasmModule | undefined;
   /** Serialises calls whose tasks wait for each other (stencil barriers), so two can never deadlock. */
   private barrierTail: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly piscina: Piscina,
     readonly threads: number,
-  ) {}
+    workerData: PoolWorkerData,
+  ) {
+    this.sharedModule = workerData.sharedWasmModule;
+  }
 
   static async create(minThreads: number, maxThreads: number): Promise<Pool> {
     const file = fileURLToPath(WORKER_URL);
@@ -131,7 +152,8 @@ export class Pool {
     // pool (a bare Piscina create/run/destroy loop grew RSS 59 → 139 MiB over 360 cycles with it,
     // 58 → 62 MiB without), and nothing here reads them.
     const simd = wasmSupport();
-    const workerData: PoolWorkerData = 'module' in simd ? { wasmModule: simd.module } : {};
+    const shared = sharedWasmModule();
+    const workerData: PoolWorkerData = 'module' in simd ? { wasmModule: simd.module, ...('unavailable' in shared ? {} : { sharedWasmModule: shared }) } : {};
     const piscina = new Piscina({ filename: WORKER_URL.href, minThreads, maxThreads, idleTimeout: 60_000, recordTiming: false, workerData, ...(execArgv ? { execArgv } : {}) });
     // A worker that fails outside a task (e.g. while loading) is reported here; without a
     // listener the 'error' event would crash the process. Task failures reject their run().
@@ -147,7 +169,7 @@ export class Pool {
       const reason = `a worker failed to start: ${cause instanceof Error ? cause.message : String(cause)}`;
       throw new BackendUnavailableError('piscina: cannot start the worker pool', [{ backend: 'piscina', reason }], { cause });
     }
-    return new Pool(piscina, maxThreads);
+    return new Pool(piscina, maxThreads, workerData);
   }
 
   /** Submits one task of `op` to the workers. */
@@ -170,6 +192,7 @@ export class Pool {
   async destroy(): Promise<void> {
     this.disposed = true;
     this.buffers.clear();
+    this.memories.clear();
     await this.piscina.destroy();
   }
 }

@@ -1,4 +1,4 @@
-import type { ConvLayerDims, WasmSupport } from '@kernelkit/cpu';
+import type { ConvLayerDims, SharedWasmMemory, WasmSupport } from '@kernelkit/cpu';
 import type { GridSearchProblem, ScanDtype, StencilBoundary } from '@kernelkit/ops';
 
 /**
@@ -8,6 +8,18 @@ import type { GridSearchProblem, ScanDtype, StencilBoundary } from '@kernelkit/o
 /** What the pool passes every worker at start: the module the main thread compiled, when it has one. */
 export interface PoolWorkerData {
   readonly wasmModule?: WasmSupport['module'];
+  /** The kernels built to import a shared memory (`ModuleMemory`), when the runtime has them. */
+  readonly sharedWasmModule?: WasmSupport['module'];
+}
+
+/**
+ * A shared WebAssembly memory that the main thread fills and the workers' instances of the
+ * shared-memory kernels run on in place. `id` names it across threads (each message carries a
+ * new wrapper of the same memory), so a worker instantiates the kernels once per memory.
+ */
+export interface ModuleMemory {
+  readonly memory: SharedWasmMemory;
+  readonly id: number;
 }
 
 export type Dtype = 'f32' | 'f64' | 'u32' | 'i32';
@@ -56,6 +68,44 @@ export interface Conv2dTask extends ClaimedUnits {
   readonly k: number;
   /** Run the WebAssembly SIMD kernel (`wasm-simd` variant) instead of the JavaScript one. */
   readonly simd: boolean;
+}
+
+/**
+ * conv2d on the shared-memory kernels: rows [bounds[u], bounds[u + 1]) of the flattened
+ * (batch·height) rows per unit, computed in `memory`. Image b sits zero-padded at float offset
+ * `images[b]` (r zero rows above, r + 2 below, r zero columns left and 8 + r right, `stride`
+ * floats per row); the filter at `filterAt`; output row R at `outAt + R·width`. With `out`,
+ * the worker also copies its rows there (a result the main thread does not copy).
+ */
+export interface Conv2dModuleTask extends ClaimedUnits {
+  readonly kind: 'conv2dModule';
+  readonly memory: ModuleMemory;
+  readonly images: readonly number[];
+  readonly stride: number;
+  readonly filterAt: number;
+  readonly outAt: number;
+  readonly out: Ref | undefined;
+  readonly height: number;
+  readonly width: number;
+  readonly k: number;
+}
+
+/**
+ * convLayer on the shared-memory kernels: planes [bounds[u], bounds[u + 1]) per unit, each unit
+ * starting at a multiple of 4 maps within its image. In `memory` (float offsets): the weights of
+ * all maps packed from map 0 at `weightsAt` (`packWeights`), the bias (zeros when none, padded)
+ * at `biasAt`, the images one after the other from `inputAt`, the planes from `outAt`.
+ */
+export interface ConvLayerModuleTask extends ClaimedUnits {
+  readonly kind: 'convLayerModule';
+  readonly memory: ModuleMemory;
+  readonly weightsAt: number;
+  readonly biasAt: number;
+  readonly inputAt: number;
+  readonly outAt: number;
+  readonly out: Ref | undefined;
+  readonly relu: boolean;
+  readonly dims: ConvLayerDims;
 }
 
 /** Output planes [bounds[u], bounds[u + 1]) of the flattened (batch·maps) planes per unit. */
@@ -174,4 +224,4 @@ export interface PingTask {
 }
 
 /** What the production worker (src/worker.ts) runs; the test-only tasks are in src/testing-protocol.ts. */
-export type Task = Conv2dTask | ConvLayerTask | StencilStepTask | StencilSlabTask | ScanSumTask | ScanLocalTask | GridTask | PingTask;
+export type Task = Conv2dTask | ConvLayerTask | Conv2dModuleTask | ConvLayerModuleTask | StencilStepTask | StencilSlabTask | ScanSumTask | ScanLocalTask | GridTask | PingTask;

@@ -11,12 +11,15 @@ import {
   convLayerPlanesSimd,
   gridNaiveRange,
   gridPrunedRange,
+  packedLength,
   scanRange,
   stencilStep,
   sumRange,
   BAND_BYTES,
+  sharedKernels,
   WasmKernels,
   wasmSupport,
+  type KernelExports,
 } from '@kernelkit/cpu';
 import { PointSink, type GridSearchProblem } from '@kernelkit/ops';
 import {
@@ -31,8 +34,11 @@ import {
   UNIT_STOP,
   UNIT_WAITING,
   type ClaimedUnits,
+  type Conv2dModuleTask,
   type Conv2dTask,
+  type ConvLayerModuleTask,
   type ConvLayerTask,
+  type ModuleMemory,
   type Dtype,
   type GridTask,
   type PoolWorkerData,
@@ -74,6 +80,26 @@ function kernels(): WasmKernels {
     module = s.module;
   }
   return (simdKernels = new WasmKernels(module));
+}
+
+/**
+ * Instances of the shared-memory kernels, one per memory id, the most recent few kept: a call's
+ * memory usually comes back from the pool's cache for the next call of its size.
+ */
+const KEPT_MODULE_INSTANCES = 4;
+const moduleInstances = new Map<number, KernelExports>();
+function moduleKernels(m: ModuleMemory): KernelExports {
+  let k = moduleInstances.get(m.id);
+  if (k !== undefined) {
+    moduleInstances.delete(m.id);
+  } else {
+    const module = (workerData as PoolWorkerData | undefined)?.sharedWasmModule;
+    if (module === undefined) throw new Error('kernelkit: shared-memory task on a worker without the shared-memory kernels');
+    k = sharedKernels(module, m.memory);
+    if (moduleInstances.size >= KEPT_MODULE_INSTANCES) moduleInstances.delete(moduleInstances.keys().next().value!);
+  }
+  moduleInstances.set(m.id, k);
+  return k;
 }
 
 /** A stencil slab can grow the memory far past a conv band: such an instance is not kept. */
@@ -177,6 +203,44 @@ function convLayer(t: ConvLayerTask): void {
     const acc = scratch(d.outHeight * d.outWidth);
     eachClaimedUnit(t, (q0, q1) => convLayerPlanes(input, weights, bias, t.relu, out, d, q0, q1, acc));
   }
+}
+
+function conv2dModule(t: Conv2dModuleTask): void {
+  const k = moduleKernels(t.memory);
+  const m = new Float32Array(t.memory.memory.buffer);
+  const out = t.out && view(t.out);
+  const { height: h, width: w } = t;
+  eachClaimedUnit(t, (r0, r1) => {
+    for (let row = r0; row < r1; ) {
+      const img = (row / h) | 0;
+      const y = row - img * h;
+      const n = Math.min(r1 - row, h - y);
+      k.conv2d((t.images[img]! + y * t.stride) * 4, t.stride, t.filterAt * 4, t.k, (t.outAt + row * w) * 4, n, w);
+      row += n;
+    }
+    out?.set(m.subarray(t.outAt + r0 * w, t.outAt + r1 * w), r0 * w);
+  });
+}
+
+function convLayerModule(t: ConvLayerModuleTask): void {
+  const k = moduleKernels(t.memory);
+  const m = new Float32Array(t.memory.memory.buffer);
+  const out = t.out && view(t.out);
+  const { channels: c, height: h, width: w, maps, k: taps, outHeight, outWidth } = t.dims;
+  const image = c * h * w;
+  const planeLen = outHeight * outWidth;
+  const block = packedLength(4, c, taps);
+  eachClaimedUnit(t, (q0, q1) => {
+    for (let q = q0; q < q1; ) {
+      const img = (q / maps) | 0;
+      const m0 = q - img * maps;
+      const n = Math.min(q1 - q, maps - m0);
+      // Units start at multiples of 4 maps, where the packed weights of maps m0… begin.
+      k.convLayer((t.inputAt + img * image) * 4, c, h, w, (t.weightsAt + (m0 / 4) * block) * 4, n, taps, (t.biasAt + m0) * 4, t.relu ? 1 : 0, (t.outAt + q * planeLen) * 4);
+      q += n;
+    }
+    out?.set(m.subarray(t.outAt + q0 * planeLen, t.outAt + q1 * planeLen), q0 * planeLen);
+  });
 }
 
 type Grid = Float32Array | Float64Array;
@@ -307,6 +371,12 @@ export default function run(task: Task): unknown {
       return undefined;
     case 'convLayer':
       convLayer(task);
+      return undefined;
+    case 'conv2dModule':
+      conv2dModule(task);
+      return undefined;
+    case 'convLayerModule':
+      convLayerModule(task);
       return undefined;
     case 'stencilStep':
       stencilStep(view(task.src), view(task.dst), task.nx, task.ny, task.nz, task.c0, task.c1, task.boundary, task.zStart, task.zEnd);

@@ -60,13 +60,13 @@ export function convLayerPlanes(
 const tapsPerRow = (k: number): number => (k <= 8 ? 8 : k);
 
 /** Floats of packed weights for `maps` maps (see packWeights). */
-const packedLength = (maps: number, channels: number, k: number): number => Math.ceil(maps / 4) * channels * k * tapsPerRow(k) * 16;
+export const packedLength = (maps: number, channels: number, k: number): number => Math.ceil(maps / 4) * channels * k * tapsPerRow(k) * 16;
 
 /**
  * The weights of maps [m0, m1) as the wasm kernel reads them: [ceil(n/4)][C][K][tapsPerRow(K)][4 maps][4 lanes],
  * each weight repeated across a vector's 4 lanes, zeros for maps past m1 and taps past K.
  */
-function packWeights(dst: Float32Array, at: number, weights: Float32Array, channels: number, k: number, m0: number, m1: number): void {
+export function packWeights(dst: Float32Array, at: number, weights: Float32Array, channels: number, k: number, m0: number, m1: number): void {
   const row = tapsPerRow(k);
   const block = channels * k * row * 16;
   dst.fill(0, at, at + packedLength(m1 - m0, channels, k));

@@ -1,6 +1,7 @@
-import { convLayerPlanes, convLayerPlanesSimd, wasmSupport, withKernels } from '@kernelkit/cpu';
+import { now } from '@kernelkit/core';
+import { convLayerPlanes, convLayerPlanesSimd, packedLength, packWeights, SHARED_MEMORY_MAX_BYTES, wasmSupport, withKernels } from '@kernelkit/cpu';
 import { convLayerMultiplyAdds, type ConvLayerProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
-import { guidedBounds } from '../call.js';
+import { guidedBounds, type Call } from '../call.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
 /** Smallest block, in multiply-adds: see conv2d's `MIN_BAND_MACS`. */
@@ -31,15 +32,27 @@ export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
       return { data: out, notes: [INLINE_NOTE] };
     }
     const call = newCall(env, 'convLayer', ctx.signal);
+    const threads = env.pool.threads;
+    const byImage = p.batch >= 4 * threads;
+    const least = (n: number) => Math.ceil(MIN_BLOCK_MACS / (work / n));
+    // A shared input stays where it is: the workers copy their parts into their own memories in
+    // parallel, where this path would copy all of it on this thread.
+    if (useSimd && env.pool.sharedModule !== undefined && !(p.input.buffer instanceof SharedArrayBuffer)) {
+      const layout = moduleLayout(p);
+      if (layout.bytes <= SHARED_MEMORY_MAX_BYTES) {
+        // Blocks start at multiples of 4 maps (where the packed weights of the following maps begin).
+        const groups = Math.ceil(p.maps / 4);
+        const planeOf = (g: number) => Math.floor(g / groups) * p.maps + Math.min(p.maps, (g % groups) * 4);
+        const bounds = byImage ? guidedBounds(p.batch, threads, least(p.batch)).map((img) => img * p.maps) : guidedBounds(p.batch * groups, threads, least(p.batch * groups)).map(planeOf);
+        return inModuleMemory(call, call.units(bounds), layout, p, ctx);
+      }
+    }
     const input = call.input(p.input);
     const weights = call.input(p.weights).all();
     const bias = p.bias === undefined ? undefined : call.input(p.bias).all();
     const out = call.output(Float32Array, planes * planeLen, ctx.out, undefined, true);
     const image = p.channels * p.height * p.width;
-    const dims = { channels: p.channels, height: p.height, width: p.width, maps: p.maps, k: p.k, outHeight: p.outHeight, outWidth: p.outWidth };
-    const threads = env.pool.threads;
-    const byImage = p.batch >= 4 * threads;
-    const least = (n: number) => Math.ceil(MIN_BLOCK_MACS / (work / n));
+    const dims = dimsOf(p);
     const units = call.units(byImage ? guidedBounds(p.batch, threads, least(p.batch)).map((img) => img * p.maps) : guidedBounds(planes, threads, least(planes)));
     const b = units.bounds;
     const task = { kind: 'convLayer', input: input.ref, weights: weights.ref, bias: bias?.ref, relu: p.relu, out: out.ref, dims, bounds: b, ctrl: units.ctrl, simd: useSimd } as const;
@@ -58,4 +71,68 @@ export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
     defaultVariant: 'wasm-simd',
     variants: { 'wasm-simd': (p, ctx) => blocks(p, ctx, true), planes: planesVariant },
   };
+}
+
+const dimsOf = (p: ConvLayerProblem) => ({ channels: p.channels, height: p.height, width: p.width, maps: p.maps, k: p.k, outHeight: p.outHeight, outWidth: p.outWidth });
+
+/**
+ * Where a call's data sits in a shared module memory (float offsets): the packed weights, the
+ * bias, the images, zeros the last row's tile reads past the end, the output planes.
+ */
+interface ModuleLayout {
+  readonly weightsAt: number;
+  readonly biasAt: number;
+  readonly inputAt: number;
+  readonly outAt: number;
+  readonly bytes: number;
+}
+
+function moduleLayout(p: ConvLayerProblem): ModuleLayout {
+  const biasAt = packedLength(p.maps, p.channels, p.k);
+  const biasLen = Math.ceil(p.maps / 4) * 4 + 4;
+  // V8 copies between ordinary memory and a shared one several times slower when the two
+  // addresses differ by 4 mod 8 bytes: the images start one float later where that lines them up.
+  const inputAt = biasAt + biasLen + ((biasAt + biasLen - p.input.byteOffset / 4) & 1);
+  const slack = 8 + p.k;
+  const outAt = (inputAt + p.input.length + slack + 1) & ~1;
+  return { weightsAt: 0, biasAt, inputAt, outAt, bytes: (outAt + p.batch * p.maps * p.outHeight * p.outWidth) * 4 };
+}
+
+/**
+ * The shared-memory path: this thread packs the weights and copies the images straight into the
+ * memory the workers' kernels run on, image by image after the tasks are queued, and the
+ * finished planes straight out of it; the workers copy nothing, except into a result this thread
+ * does not copy (a large result, or a shared `out`), which they fill in parallel.
+ */
+async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: ModuleLayout, p: ConvLayerProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
+  const planeLen = p.outHeight * p.outWidth;
+  const n = p.batch * p.maps * planeLen;
+  const mem = call.memory(l.bytes);
+  const m = new Float32Array(mem.memory.buffer);
+  packWeights(m, l.weightsAt, p.weights, p.channels, p.k, 0, p.maps);
+  m.fill(0, l.biasAt, l.inputAt);
+  if (p.bias !== undefined) m.set(p.bias, l.biasAt);
+  m.fill(0, l.inputAt + p.input.length, l.outAt);
+  const staging = m.subarray(l.outAt, l.outAt + n);
+  const out = call.output(Float32Array, n, ctx.out, staging, true);
+  const b = units.bounds;
+  const task = { kind: 'convLayerModule', memory: mem, weightsAt: l.weightsAt, biasAt: l.biasAt, inputAt: l.inputAt, outAt: l.outAt, out: out.view === staging ? undefined : out.ref, relu: p.relu, dims: dimsOf(p), bounds: b, ctrl: units.ctrl } as const;
+  const image = p.channels * p.height * p.width;
+  let copied = 0;
+  const stage = (end: number): void => {
+    if (end <= copied) return;
+    const t0 = now();
+    m.set(p.input.subarray(copied, end), l.inputAt + copied);
+    copied = end;
+    call.uploadMs += now() - t0;
+  };
+  await units.run(
+    task,
+    call.threads,
+    (u) => stage((Math.floor((b[u + 1]! - 1) / p.maps) + 1) * image),
+    out.byParts ? (u) => out.copyPart(b[u]! * planeLen, b[u + 1]! * planeLen) : undefined,
+  );
+  call.copiedInBytes += p.input.byteLength + p.weights.byteLength + (p.bias?.byteLength ?? 0);
+  await call.finish(() => out.complete());
+  return { data: out.result(), ...copyTimes(call, ctx.timing) };
 }

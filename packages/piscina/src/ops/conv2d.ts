@@ -1,6 +1,7 @@
-import { allFinite, conv2dRows, conv2dRowsSimd, wasmSupport, withKernels } from '@kernelkit/cpu';
+import { allFinite, conv2dRows, conv2dRowsSimd, SHARED_MEMORY_MAX_BYTES, wasmSupport, withKernels } from '@kernelkit/cpu';
+import { now } from '@kernelkit/core';
 import { conv2dMultiplyAdds, type OpContext, type OpImplementation, type OpOutput, type Conv2dProblem } from '@kernelkit/ops';
-import { guidedBounds } from '../call.js';
+import { guidedBounds, type Call } from '../call.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
 /**
@@ -34,11 +35,17 @@ export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
       return { data: out, notes: [INLINE_NOTE] };
     }
     const call = newCall(env, 'conv2d', ctx.signal);
+    const r = (p.k - 1) >> 1;
+    const units = call.units(guidedBounds(rows, env.pool.threads, Math.ceil(MIN_BAND_MACS / (work / rows))));
+    // A shared input stays where it is: the workers copy their parts into their own memories in
+    // parallel, where this path would copy all of it on this thread.
+    if (useSimd && env.pool.sharedModule !== undefined && !(p.input.buffer instanceof SharedArrayBuffer)) {
+      const layout = moduleLayout(p);
+      if (layout.bytes <= SHARED_MEMORY_MAX_BYTES) return inModuleMemory(call, units, layout, p, ctx);
+    }
     const input = call.input(p.input);
     const filter = call.input(p.filter).all();
     const out = call.output(Float32Array, rows * p.width, ctx.out, undefined, true);
-    const r = (p.k - 1) >> 1;
-    const units = call.units(guidedBounds(rows, env.pool.threads, Math.ceil(MIN_BAND_MACS / (work / rows))));
     const b = units.bounds;
     const task = { kind: 'conv2d', input: input.ref, filter: filter.ref, out: out.ref, height: p.height, width: p.width, k: p.k, bounds: b, ctrl: units.ctrl, simd: useSimd } as const;
     await units.run(
@@ -63,4 +70,75 @@ export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
       rows,
     },
   };
+}
+
+/**
+ * Where a call's data sits in a shared module memory (float offsets): the filter, each image
+ * zero-padded as the kernel reads it, then the output rows.
+ */
+interface ModuleLayout {
+  readonly filterAt: number;
+  readonly stride: number;
+  readonly images: number[];
+  readonly outAt: number;
+  readonly bytes: number;
+}
+
+function moduleLayout(p: Conv2dProblem): ModuleLayout {
+  const r = (p.k - 1) >> 1;
+  // r zero columns left, 8 + r right (the last tile's taps); r zero rows above, r + 2 below (the 3-row tile).
+  const stride = p.width + 2 * r + 8;
+  const block = ((p.height + 2 * r + 2) * stride + 2) & ~1;
+  const filterAt = 0;
+  const first = ((p.k * p.k + 3) & ~3) + 2;
+  // V8 copies between ordinary memory and a shared one several times slower when the two
+  // addresses differ by 4 mod 8 bytes: each image starts one float later where that lines its
+  // rows up with the input's (for an odd width the rows alternate, and so do the images).
+  const images = Array.from({ length: p.batch }, (_, b) => first + b * block + (((p.width % 2 === 0 ? r : b * p.height) + p.input.byteOffset / 4) & 1));
+  const outAt = first + p.batch * block;
+  return { filterAt, stride, images, outAt, bytes: (outAt + p.batch * p.height * p.width) * 4 };
+}
+
+/**
+ * The shared-memory path: this thread copies the input straight into the memory the workers'
+ * kernels run on (row by row, with the zero padding), unit by unit after the tasks are queued,
+ * and the finished rows straight out of it; the workers copy nothing, except into a result this
+ * thread does not copy (a large result, or a shared `out`), which they fill in parallel.
+ */
+async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: ModuleLayout, p: Conv2dProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
+  const { height: h, width: w, k } = p;
+  const r = (k - 1) >> 1;
+  const rows = p.batch * h;
+  const mem = call.memory(l.bytes);
+  const m = new Float32Array(mem.memory.buffer);
+  m.set(p.filter, l.filterAt);
+  const staging = m.subarray(l.outAt, l.outAt + rows * w);
+  const out = call.output(Float32Array, rows * w, ctx.out, staging, true);
+  const b = units.bounds;
+  const task = { kind: 'conv2dModule', memory: mem, images: l.images, stride: l.stride, filterAt: l.filterAt, outAt: l.outAt, out: out.view === staging ? undefined : out.ref, height: h, width: w, k, bounds: b, ctrl: units.ctrl } as const;
+  let copied = 0;
+  const stage = (end: number): void => {
+    const t0 = now();
+    for (; copied < end; copied++) {
+      const img = (copied / h) | 0;
+      const y = copied - img * h;
+      const at = l.images[img]!;
+      if (y === 0) m.fill(0, at, at + r * l.stride);
+      const o = at + (y + r) * l.stride;
+      m.fill(0, o, o + r);
+      m.set(p.input.subarray(copied * w, (copied + 1) * w), o + r);
+      m.fill(0, o + r + w, o + l.stride);
+      if (y === h - 1) m.fill(0, o + l.stride, o + (r + 3) * l.stride);
+    }
+    call.uploadMs += now() - t0;
+  };
+  await units.run(
+    task,
+    call.threads,
+    (u) => stage(Math.min(rows, b[u + 1]! + r)),
+    out.byParts ? (u) => out.copyPart(b[u]! * w, b[u + 1]! * w) : undefined,
+  );
+  call.copiedInBytes += p.input.byteLength + p.filter.byteLength;
+  await call.finish(() => out.complete());
+  return { data: out.result(), ...copyTimes(call, ctx.timing) };
 }
