@@ -190,6 +190,9 @@ interface SubmitOptions {
   readonly abortable?: boolean;
 }
 
+/** The layout each memory was last used with (see `Call.memory`). */
+const layoutOf = new WeakMap<ModuleMemory, string>();
+
 /**
  * One backend call on the pool: submits tasks, records the first failure (and cancels the rest),
  * and turns the outcome into the contract's errors. Buffers go back to the pool's cache only
@@ -243,11 +246,18 @@ export class Call {
     return sab;
   }
 
-  /** A pooled shared WebAssembly memory of at least `byteLength` bytes, for the shared-memory kernels. */
-  memory(byteLength: number): ModuleMemory {
+  /**
+   * A pooled shared WebAssembly memory of at least `byteLength` bytes, for the shared-memory
+   * kernels. `layout` names what the caller leaves in place between calls (e.g. zero padding);
+   * `sameLayout` says whether the last call that used this memory left that same layout.
+   */
+  memory(byteLength: number, layout?: string): { readonly memory: ModuleMemory; readonly sameLayout: boolean } {
     const m = this.pool.memories.acquire(Math.ceil(byteLength / 65536) * 65536);
     this.memories.push(m);
-    return m;
+    const sameLayout = layout !== undefined && layoutOf.get(m) === layout;
+    if (layout === undefined) layoutOf.delete(m);
+    else layoutOf.set(m, layout);
+    return { memory: m, sameLayout };
   }
 
   input<T extends TypedArray>(a: T): SharedInput<T> {

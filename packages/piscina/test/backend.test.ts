@@ -260,6 +260,19 @@ describe('data path', () => {
     }
   });
 
+  it('reuses a pooled module memory across shapes and ops (the zero padding is rewritten when the layout changes)', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    // Small enough to share one pooled memory; 20 + 2·2 + 8 = 22 + 2·1 + 8, so both conv2d layouts have one row stride.
+    const a = conv2dCase([2, 30, 20, 5], 41);
+    const b = conv2dCase([2, 30, 22, 3], 42);
+    const l = convLayerCase([2, 2, 20, 18, 5, 3], 43, { bias: true, relu: false });
+    for (const [op, c] of [['conv2d', a], ['conv2d', b], ['convLayer', l], ['conv2d', a], ['conv2d', a], ['conv2d', b]] as const) {
+      const res = op === 'conv2d' ? await backend.conv2d(c as typeof a) : await backend.convLayer(c as typeof l);
+      expect(verifyResult(op, c, res.data)).toBeUndefined();
+      expect(lastCallStats(backend)?.inline).toBe(false);
+    }
+  });
+
   it('copies ordinary inputs once; results come back in one copy (small conv) or written directly (shared), an ordinary out in one copy', async () => {
     await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
     const c = conv2dCase([1, 64, 64, 3], 8);

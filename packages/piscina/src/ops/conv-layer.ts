@@ -107,7 +107,7 @@ function moduleLayout(p: ConvLayerProblem): ModuleLayout {
 async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: ModuleLayout, p: ConvLayerProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
   const planeLen = p.outHeight * p.outWidth;
   const n = p.batch * p.maps * planeLen;
-  const mem = call.memory(l.bytes);
+  const { memory: mem } = call.memory(l.bytes);
   const m = new Float32Array(mem.memory.buffer);
   packWeights(m, l.weightsAt, p.weights, p.channels, p.k, 0, p.maps);
   m.fill(0, l.biasAt, l.inputAt);

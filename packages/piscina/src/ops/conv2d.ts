@@ -2,7 +2,6 @@ import { allFinite, conv2dRows, conv2dRowsSimd, SHARED_MEMORY_MAX_BYTES, wasmSup
 import { now } from '@kernelkit/core';
 import { conv2dMultiplyAdds, type OpContext, type OpImplementation, type OpOutput, type Conv2dProblem } from '@kernelkit/ops';
 import { guidedBounds, type Call } from '../call.js';
-import type { ModuleMemory } from '../protocol.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
 /**
@@ -106,27 +105,20 @@ function moduleLayout(p: Conv2dProblem): ModuleLayout {
  * and the finished rows straight out of it; the workers copy nothing, except into a result this
  * thread does not copy (a large result, or a shared `out`), which they fill in parallel.
  */
-/** The layout whose zero padding a memory's input region holds. */
-const paddedFor = new WeakMap<ModuleMemory, string>();
-
 async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: ModuleLayout, p: Conv2dProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
   const { height: h, width: w, k } = p;
   const r = (k - 1) >> 1;
   const rows = p.batch * h;
-  const mem = call.memory(l.bytes);
+  // The kernels never write the input region, so its zero padding stays in place for the next
+  // call with the same layout: then only the rows are copied.
+  const { memory: mem, sameLayout } = call.memory(l.bytes, `conv2d ${w} ${r} ${l.stride} ${h} ${l.images.join(' ')}`);
   const m = new Float32Array(mem.memory.buffer);
+  if (!sameLayout) m.fill(0, l.images[0]!, l.outAt);
   m.set(p.filter, l.filterAt);
   const staging = m.subarray(l.outAt, l.outAt + rows * w);
   const out = call.output(Float32Array, rows * w, ctx.out, staging, true);
   const b = units.bounds;
   const task = { kind: 'conv2dModule', memory: mem, images: l.images, stride: l.stride, filterAt: l.filterAt, outAt: l.outAt, out: out.view === staging ? undefined : out.ref, height: h, width: w, k, bounds: b, ctrl: units.ctrl } as const;
-  // The kernels never write the input region, so its zero padding stays in place for the next
-  // call with the same layout (the pool hands memories back by size): only then are the rows alone copied.
-  const key = `${l.stride} ${h} ${l.images.join(' ')}`;
-  if (paddedFor.get(mem) !== key) {
-    m.fill(0, l.images[0]!, l.outAt);
-    paddedFor.set(mem, key);
-  }
   let copied = 0;
   const stage = (end: number): void => {
     const t0 = now();
