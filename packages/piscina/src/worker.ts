@@ -84,9 +84,12 @@ function kernels(): WasmKernels {
 
 /**
  * Instances of the shared-memory kernels, one per memory id, the most recent few kept: a call's
- * memory usually comes back from the pool's cache for the next call of its size.
+ * memory usually comes back from the pool's cache for the next call of its size. An instance
+ * holds its memory alive, so one over `KEPT_MODULE_BYTES` is made per task and not kept (the
+ * pool's cache may have let that memory go).
  */
 const KEPT_MODULE_INSTANCES = 4;
+const KEPT_MODULE_BYTES = 2 * BAND_BYTES;
 const moduleInstances = new Map<number, KernelExports>();
 function moduleKernels(m: ModuleMemory): KernelExports {
   let k = moduleInstances.get(m.id);
@@ -96,6 +99,7 @@ function moduleKernels(m: ModuleMemory): KernelExports {
     const module = (workerData as PoolWorkerData | undefined)?.sharedWasmModule;
     if (module === undefined) throw new Error('kernelkit: shared-memory task on a worker without the shared-memory kernels');
     k = sharedKernels(module, m.memory);
+    if (m.memory.buffer.byteLength > KEPT_MODULE_BYTES) return k;
     if (moduleInstances.size >= KEPT_MODULE_INSTANCES) moduleInstances.delete(moduleInstances.keys().next().value!);
   }
   moduleInstances.set(m.id, k);

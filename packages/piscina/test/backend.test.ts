@@ -271,6 +271,14 @@ describe('data path', () => {
       expect(verifyResult(op, c, res.data)).toBeUndefined();
       expect(lastCallStats(backend)?.inline).toBe(false);
     }
+    // Ordinary inputs into a caller's shared `out` (at an odd float offset): the workers copy their parts there.
+    const out = new Float32Array(new SharedArrayBuffer((a.input.length + 1) * 4), 4, a.input.length);
+    expect((await backend.conv2d(a, { out })).data).toBe(out);
+    expect(verifyResult('conv2d', a, out)).toBeUndefined();
+    const lout = new Float32Array(new SharedArrayBuffer((2 * 5 * 18 * 16 + 1) * 4), 4, 2 * 5 * 18 * 16);
+    expect((await backend.convLayer(l, { out: lout })).data).toBe(lout);
+    expect(verifyResult('convLayer', l, lout)).toBeUndefined();
+    expect(lastCallStats(backend)).toMatchObject({ copiedOutBytes: 0 });
   });
 
   it('copies ordinary inputs once; results come back in one copy (small conv) or written directly (shared), an ordinary out in one copy', async () => {
