@@ -23,8 +23,12 @@ export interface SharedWasmMemory {
   grow(pages: number): number;
 }
 
-/** Most memory one module can address (wasm32: 65536 pages of 64 KiB). */
-export const SHARED_MEMORY_MAX_BYTES = 2 ** 32 - 2 ** 16;
+/**
+ * Largest shared memory the callers ask for: half of what wasm32 can address, so that reserving
+ * it does not fail on a machine with a tight address-space or overcommit limit; larger work runs
+ * in bands in each thread's own memory instead.
+ */
+export const SHARED_MEMORY_MAX_BYTES = 2 ** 31;
 
 let shared: WasmModule | { readonly unavailable: string } | undefined;
 
