@@ -14,9 +14,10 @@ const MIN_BLOCK_MACS = 2 ** 20;
  * share an image, so a block reads one or two images and the weights. The input is staged image
  * by image after the tasks are queued, ahead of the blocks that need it; each block writes its
  * planes to the shared output, and a small result is copied out block by block as blocks finish.
- * `wasm-simd` (the default where the runtime has WebAssembly
- * SIMD) runs the blocks on the WebAssembly kernel, which each worker instantiates once and which
- * copies whole images into its memory and the planes back out; `planes` runs the JavaScript one.
+ * `wasm-simd` (the default where the runtime has WebAssembly SIMD) runs the blocks on the
+ * WebAssembly kernel: for an ordinary input in place in one shared module memory
+ * (`inModuleMemory`), for a shared one in each worker's own instance, which copies whole images
+ * into its memory and the planes back out; `planes` runs the JavaScript one.
  */
 export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
   const s = wasmSupport();

@@ -18,8 +18,9 @@ const NON_FINITE_NOTE = 'the filter has NaN or Infinity, which the wasm kernel w
  * input, which is copied into shared memory band by band after the tasks are queued (a thread
  * starts on a band as soon as its rows are in), and writes its rows to the shared output; a
  * small result is copied out band by band as bands finish (see `SharedOutput`). `wasm-simd` (the default where the runtime has
- * WebAssembly SIMD) runs the bands on the WebAssembly kernel, which each worker instantiates once
- * and which copies the band (zero-padded) into its memory and the output rows back out;
+ * WebAssembly SIMD) runs the bands on the WebAssembly kernel: for an ordinary input in place in
+ * one shared module memory (`inModuleMemory`), for a shared one in each worker's own instance,
+ * which copies the band (zero-padded) into its memory and the output rows back out;
  * `rows` runs the JavaScript kernel on the shared arrays themselves.
  */
 export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
@@ -101,7 +102,7 @@ function moduleLayout(p: Conv2dProblem): ModuleLayout {
 
 /**
  * The shared-memory path: this thread copies the input straight into the memory the workers'
- * kernels run on (row by row, with the zero padding), unit by unit after the tasks are queued,
+ * kernels run on (row by row, into the zero-padded layout), unit by unit after the tasks are queued,
  * and the finished rows straight out of it; the workers copy nothing, except into a result this
  * thread does not copy (a large result, or a shared `out`), which they fill in parallel.
  */
