@@ -119,10 +119,11 @@ export const ORDINARY_RESULT_MAX_BYTES = 32 * 2 ** 20;
 export const ORDINARY_RESULT_MAX_THREADS = 4;
 
 /**
- * Where the workers write. Without an `out` the result is a fresh SharedArrayBuffer-backed array
- * that the workers fill directly (no copy on this thread, and its pages are faulted in by the
- * workers, in parallel), or, for ops that copy finished parts (`partsCopied`) and results up to
- * `ORDINARY_RESULT_MAX_BYTES`, an ordinary array that this thread fills from a pooled shared
+ * Where the workers write. Without an `out` the result is a SharedArrayBuffer-backed array that
+ * the workers fill directly (no copy on this thread; its memory comes from `ResultMemory`, reused
+ * once the caller's last result of that size is collected), or, for ops that copy finished parts
+ * (`partsCopied`) and results up to `ORDINARY_RESULT_MAX_BYTES` (or any size while
+ * `ResultMemory.pressedFor`), an ordinary array that this thread fills from a pooled shared
  * buffer part by part while the workers go on. A shared `out` is written in place (the one
  * exception to "`out` is written only on success": after a failure its contents are unspecified).
  * A caller's ordinary `out` cannot be reached from a worker: the workers write a pooled
@@ -133,6 +134,8 @@ export class SharedOutput<T extends TypedArray> {
   readonly ref: Ref;
   readonly view: T;
   private dest: T | undefined;
+  /** The caller's handle on the result the workers write (see result-memory.ts). */
+  private handed: T | undefined;
   /** True when our own ordinary result is filled part by part through `copyPart`. */
   readonly byParts: boolean = false;
   /** Elements copied by `copyPart`. */
@@ -148,12 +151,16 @@ export class SharedOutput<T extends TypedArray> {
     partsCopied = false,
   ) {
     const bytes = length * (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
-    if (out === undefined && partsCopied && bytes <= ORDINARY_RESULT_MAX_BYTES && call.threads <= ORDINARY_RESULT_MAX_THREADS) {
+    const ordinary = (bytes <= ORDINARY_RESULT_MAX_BYTES && call.threads <= ORDINARY_RESULT_MAX_THREADS) || call.resultsPressed(bytes);
+    if (out === undefined && partsCopied && ordinary) {
       // The result itself is allocated at the first part, so zeroing it does not delay the tasks.
       this.view = staging ?? new ctor(call.acquire(bytes), 0, length);
       this.byParts = true;
-    } else if (out === undefined) this.view = new ctor(new SharedArrayBuffer(bytes), 0, length);
-    else if (isShared(out)) this.view = out;
+    } else if (out === undefined) {
+      const memory = call.resultMemory(bytes);
+      this.view = new ctor(memory.forWorkers, 0, length);
+      this.handed = new ctor(memory.forCaller, 0, length);
+    } else if (isShared(out)) this.view = out;
     else {
       this.view = staging ?? new ctor(call.acquire(bytes), 0, length);
       this.dest = out;
@@ -181,7 +188,7 @@ export class SharedOutput<T extends TypedArray> {
   result(): T {
     // The parts cover the result exactly once, so a short count means memory that was never written.
     if (this.byParts && this.partsCopied !== this.view.length) throw new Error(`kernelkit: internal error: ${this.partsCopied} of ${this.view.length} result elements copied`);
-    return this.dest ?? this.view;
+    return this.dest ?? this.handed ?? this.view;
   }
 }
 
@@ -214,6 +221,7 @@ export class Call {
   private sawStop = false;
   private readonly acquired: SharedArrayBuffer[] = [];
   private readonly memories: ModuleMemory[] = [];
+  private readonly results: { readonly forWorkers: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer }[] = [];
   private readonly onStop: Array<() => void> = [];
 
   constructor(
@@ -244,6 +252,18 @@ export class Call {
     const sab = this.pool.buffers.acquire(byteLength);
     this.acquired.push(sab);
     return sab;
+  }
+
+  /** Whether callers hold so much result memory that a result should be an ordinary array (see ResultMemory.pressed). */
+  resultsPressed(byteLength: number): boolean {
+    return this.pool.results.pressedFor(byteLength);
+  }
+
+  /** Memory for a result the workers write in place, handed to the caller if the call succeeds (see result-memory.ts). */
+  resultMemory(byteLength: number): { readonly forWorkers: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer } {
+    const memory = this.pool.results.take(byteLength);
+    this.results.push(memory);
+    return memory;
   }
 
   /**
@@ -350,6 +370,7 @@ export class Call {
     this.acquired.length = 0;
     for (const m of this.memories) this.pool.memories.release(m);
     this.memories.length = 0;
+    for (const r of this.results.splice(0)) this.pool.results.handOver(r.forCaller, r.forWorkers);
     this.pool.lastStats = { op: this.op, inline: false, tasks: this.tasks, copiedInBytes: this.copiedInBytes, copiedOutBytes: this.copiedOutBytes };
   }
 

@@ -6,6 +6,7 @@ import { BackendUnavailableError, InvalidArgumentError } from '@kernelkit/core';
 import type { Backend, OpName } from '@kernelkit/ops';
 import { newSharedMemory, sharedWasmModule, wasmSupport, type WasmSupport } from '@kernelkit/cpu';
 import type { ModuleMemory, PoolWorkerData, Task } from './protocol.js';
+import { ResultMemory } from './result-memory.js';
 
 type WasmModule = WasmSupport['module'];
 
@@ -124,6 +125,8 @@ export class Pool {
   );
   /** Shared WebAssembly memories for the shared-memory kernels, by size in whole pages. */
   readonly memories = new BufferCache<ModuleMemory>(CACHE_BYTES, (n) => ({ memory: newSharedMemory(n), id: nextMemoryId++ }), (m) => m.memory.buffer.byteLength);
+  /** Memory of results the workers write in place (see result-memory.ts). */
+  readonly results = new ResultMemory(CACHE_BYTES);
   /** The shared-memory build of the kernels, when the workers have it too. */
   readonly sharedModule: WasmModule | undefined;
   /** Serialises calls whose tasks wait for each other (stencil barriers), so two can never deadlock. */
@@ -193,6 +196,7 @@ export class Pool {
     this.disposed = true;
     this.buffers.clear();
     this.memories.clear();
+    this.results.close();
     await this.piscina.destroy();
   }
 }

@@ -1,0 +1,77 @@
+/**
+ * Memory for results the workers write in place (a SharedArrayBuffer sent to every worker).
+ *
+ * A worker's handle on such a buffer keeps its memory alive until that worker's own garbage
+ * collection, which its small heap seldom runs: a loop of calls held every result it had dropped
+ * (gigabytes after a few hundred calls) until then. So each result's memory is kept here, and the
+ * caller gets a handle of its own on it (a clone: the same memory, another object). Once the
+ * caller's handle is collected the memory serves the next result of its size, whatever stale
+ * handles the workers still hold, and a reused result is already faulted in.
+ */
+/** Result bytes callers may hold uncollected before small results turn ordinary arrays (see `pressedFor`). */
+export const OUTSTANDING_MIN_BYTES = 256 * 2 ** 20;
+
+export class ResultMemory {
+  private readonly free = new Map<number, SharedArrayBuffer[]>();
+  private freeBytes = 0;
+  /** Bytes handed to callers whose handles have not been collected yet. */
+  private outBytes = 0;
+  private closed = false;
+  private readonly registry = new FinalizationRegistry<SharedArrayBuffer>((memory) => this.giveBack(memory));
+
+  /** `maxBytes`: most bytes kept free between calls. */
+  constructor(private readonly maxBytes: number) {}
+
+  /**
+   * True while callers hold (or have dropped but not yet had collected) more than
+   * `OUTSTANDING_MIN_BYTES`, or twice a result of `byteLength`, of results. V8 does not count
+   * shared memory towards collecting garbage, so ops that can then return an ordinary array
+   * instead, whose allocation does count, and that collection hands the memory back.
+   */
+  pressedFor(byteLength: number): boolean {
+    return this.outBytes > Math.max(OUTSTANDING_MIN_BYTES, 2 * byteLength);
+  }
+
+  /**
+   * Memory of `byteLength` bytes for the workers to write, and the caller's handle on it. Its
+   * content is whatever the last result left: the ops using it write every element.
+   */
+  take(byteLength: number): { readonly forWorkers: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer } {
+    const reused = this.free.get(byteLength)?.pop();
+    if (reused !== undefined) this.freeBytes -= byteLength;
+    const forWorkers = reused ?? new SharedArrayBuffer(byteLength);
+    return { forWorkers, forCaller: structuredClone(forWorkers) };
+  }
+
+  /**
+   * After the call succeeded: the memory comes back once the caller's handle is collected. A
+   * failed call never hands it over, since a stopped worker might still be writing there.
+   */
+  handOver(forCaller: SharedArrayBuffer, forWorkers: SharedArrayBuffer): void {
+    if (this.closed) return;
+    this.registry.register(forCaller, forWorkers);
+    this.outBytes += forWorkers.byteLength;
+  }
+
+  /** Bytes kept free now (testing). */
+  get keptBytes(): number {
+    return this.freeBytes;
+  }
+
+  /** Drops the free memory; memory handed over before comes back to nobody. */
+  close(): void {
+    this.closed = true;
+    this.free.clear();
+    this.freeBytes = 0;
+  }
+
+  private giveBack(memory: SharedArrayBuffer): void {
+    const n = memory.byteLength;
+    this.outBytes -= n;
+    if (this.closed || this.freeBytes + n > this.maxBytes) return;
+    let list = this.free.get(n);
+    if (list === undefined) this.free.set(n, (list = []));
+    list.push(memory);
+    this.freeBytes += n;
+  }
+}

@@ -1,0 +1,62 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { OUTSTANDING_MIN_BYTES, ResultMemory } from '../src/result-memory.js';
+
+// Collection decides when memory comes back, so these tests collect garbage themselves.
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+/** Collects until `done()` (finalization callbacks run as tasks after a collection), at most 20 rounds. */
+async function collectUntil(done: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 20 && !done(); i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return done();
+}
+
+describe('ResultMemory', () => {
+  it("gives the caller its own handle on the workers' memory", () => {
+    const m = new ResultMemory(1 << 20);
+    const { forWorkers, forCaller } = m.take(64);
+    expect(forCaller).not.toBe(forWorkers);
+    new Int32Array(forWorkers)[3] = 42;
+    expect(new Int32Array(forCaller)[3]).toBe(42);
+  });
+
+  it("reuses handed-over memory once the caller's handle is collected", async () => {
+    const m = new ResultMemory(1 << 20);
+    const forWorkers = (() => {
+      const r = m.take(4096);
+      m.handOver(r.forCaller, r.forWorkers);
+      return r.forWorkers;
+    })();
+    expect(await collectUntil(() => m.keptBytes === 4096)).toBe(true);
+    expect(m.take(4096).forWorkers).toBe(forWorkers);
+    expect(m.keptBytes).toBe(0);
+  });
+
+  it('never reuses memory that was not handed over (a failed call), nor any after close', async () => {
+    const m = new ResultMemory(1 << 20);
+    (() => void m.take(4096))();
+    expect(await collectUntil(() => m.keptBytes > 0)).toBe(false);
+    (() => {
+      const r = m.take(4096);
+      m.handOver(r.forCaller, r.forWorkers);
+    })();
+    m.close();
+    expect(await collectUntil(() => m.keptBytes > 0)).toBe(false);
+  });
+
+  it('is pressed while callers hold more than the outstanding limit, or twice the result asked for', () => {
+    const m = new ResultMemory(1 << 20);
+    // Untouched shared memory costs address space only.
+    const held = m.take(OUTSTANDING_MIN_BYTES + 4096);
+    expect(m.pressedFor(1024)).toBe(false);
+    m.handOver(held.forCaller, held.forWorkers);
+    expect(m.pressedFor(1024)).toBe(true);
+    expect(m.pressedFor(OUTSTANDING_MIN_BYTES)).toBe(false);
+    expect(held.forCaller.byteLength).toBe(OUTSTANDING_MIN_BYTES + 4096);
+  });
+});
