@@ -122,8 +122,7 @@ export const ORDINARY_RESULT_MAX_THREADS = 4;
  * Where the workers write. Without an `out` the result is a SharedArrayBuffer-backed array that
  * the workers fill directly (no copy on this thread; its memory comes from `ResultMemory`, reused
  * once the caller's last result of that size is collected), or, for ops that copy finished parts
- * (`partsCopied`) and results up to `ORDINARY_RESULT_MAX_BYTES` (or any size while
- * `ResultMemory.pressedFor`), an ordinary array that this thread fills from a pooled shared
+ * (`partsCopied`) and results up to `ORDINARY_RESULT_MAX_BYTES`, an ordinary array that this thread fills from a pooled shared
  * buffer part by part while the workers go on. A shared `out` is written in place (the one
  * exception to "`out` is written only on success": after a failure its contents are unspecified).
  * A caller's ordinary `out` cannot be reached from a worker: the workers write a pooled
@@ -151,8 +150,7 @@ export class SharedOutput<T extends TypedArray> {
     partsCopied = false,
   ) {
     const bytes = length * (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
-    const ordinary = (bytes <= ORDINARY_RESULT_MAX_BYTES && call.threads <= ORDINARY_RESULT_MAX_THREADS) || call.resultsPressed(bytes);
-    if (out === undefined && partsCopied && ordinary) {
+    if (out === undefined && partsCopied && bytes <= ORDINARY_RESULT_MAX_BYTES && call.threads <= ORDINARY_RESULT_MAX_THREADS) {
       // The result itself is allocated at the first part, so zeroing it does not delay the tasks.
       this.view = staging ?? new ctor(call.acquire(bytes), 0, length);
       this.byParts = true;
@@ -252,11 +250,6 @@ export class Call {
     const sab = this.pool.buffers.acquire(byteLength);
     this.acquired.push(sab);
     return sab;
-  }
-
-  /** Whether callers hold so much result memory that a result should be an ordinary array (see ResultMemory.pressed). */
-  resultsPressed(byteLength: number): boolean {
-    return this.pool.results.pressedFor(byteLength);
   }
 
   /** Memory for a result the workers write in place, handed to the caller if the call succeeds (see result-memory.ts). */

@@ -8,29 +8,19 @@
  * caller's handle is collected the memory serves the next result of its size, whatever stale
  * handles the workers still hold, and a reused result is already faulted in.
  */
-/** Result bytes callers may hold uncollected before small results turn ordinary arrays (see `pressedFor`). */
-export const OUTSTANDING_MIN_BYTES = 256 * 2 ** 20;
+/** Result bytes callers may hold uncollected before each new result prompts a collection (see `take`). */
+export const HELD_RESULT_BYTES = 256 * 2 ** 20;
 
 export class ResultMemory {
   private readonly free = new Map<number, SharedArrayBuffer[]>();
   private freeBytes = 0;
   /** Bytes handed to callers whose handles have not been collected yet. */
-  private outBytes = 0;
+  private heldBytes = 0;
   private closed = false;
   private readonly registry = new FinalizationRegistry<SharedArrayBuffer>((memory) => this.giveBack(memory));
 
   /** `maxBytes`: most bytes kept free between calls. */
   constructor(private readonly maxBytes: number) {}
-
-  /**
-   * True while callers hold (or have dropped but not yet had collected) more than
-   * `OUTSTANDING_MIN_BYTES`, or twice a result of `byteLength`, of results. V8 does not count
-   * shared memory towards collecting garbage, so ops that can then return an ordinary array
-   * instead, whose allocation does count, and that collection hands the memory back.
-   */
-  pressedFor(byteLength: number): boolean {
-    return this.outBytes > Math.max(OUTSTANDING_MIN_BYTES, 2 * byteLength);
-  }
 
   /**
    * Memory of `byteLength` bytes for the workers to write, and the caller's handle on it. Its
@@ -40,6 +30,10 @@ export class ResultMemory {
     const reused = this.free.get(byteLength)?.pop();
     if (reused !== undefined) this.freeBytes -= byteLength;
     const forWorkers = reused ?? new SharedArrayBuffer(byteLength);
+    // V8 counts an ArrayBuffer's memory towards collecting garbage but not a SharedArrayBuffer's,
+    // so while callers hold much, an ArrayBuffer of the result's size, never touched (so never
+    // given pages), is made and dropped: it prompts the collection that hands dropped results back.
+    if (this.heldBytes > HELD_RESULT_BYTES) void new ArrayBuffer(byteLength);
     return { forWorkers, forCaller: structuredClone(forWorkers) };
   }
 
@@ -50,7 +44,7 @@ export class ResultMemory {
   handOver(forCaller: SharedArrayBuffer, forWorkers: SharedArrayBuffer): void {
     if (this.closed) return;
     this.registry.register(forCaller, forWorkers);
-    this.outBytes += forWorkers.byteLength;
+    this.heldBytes += forWorkers.byteLength;
   }
 
   /** Bytes kept free now (testing). */
@@ -67,7 +61,7 @@ export class ResultMemory {
 
   private giveBack(memory: SharedArrayBuffer): void {
     const n = memory.byteLength;
-    this.outBytes -= n;
+    this.heldBytes -= n;
     if (this.closed || this.freeBytes + n > this.maxBytes) return;
     let list = this.free.get(n);
     if (list === undefined) this.free.set(n, (list = []));
