@@ -20,11 +20,18 @@ export const PREFAULT_MIN_BYTES = 16 << 20;
 
 const PAGE = 4096;
 
+/**
+ * After each piece the worker makes and drops an ArrayBuffer of the piece's size, never touched (so
+ * never given pages): V8 counts an ArrayBuffer's memory towards collecting garbage but not a
+ * SharedArrayBuffer's, and without that a worker, allocating next to nothing, would seldom collect
+ * and its handle would keep every output it touched alive after the caller dropped it.
+ */
 const WORKER_SOURCE = `const { parentPort } = require('node:worker_threads');
 parentPort.on('message', ({ id, buffer, start, end }) => {
   const bytes = new Uint8Array(buffer);
   for (let i = start; i < end; i += ${PAGE}) bytes[i] = 0;
   parentPort.postMessage(id);
+  void new ArrayBuffer(end - start);
 });`;
 
 /** How many threads touch pages: enough to outrun the readback, leaving cores to the main thread and the driver. */
