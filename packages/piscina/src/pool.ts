@@ -6,6 +6,7 @@ import { BackendUnavailableError, InvalidArgumentError } from '@kernelkit/core';
 import type { Backend, OpName } from '@kernelkit/ops';
 import { newSharedMemory, sharedWasmModule, wasmSupport, type WasmSupport } from '@kernelkit/cpu';
 import type { ModuleMemory, PoolWorkerData, Task } from './protocol.js';
+import { BufferCache } from './buffer-cache.js';
 import { ResultMemory } from './result-memory.js';
 
 type WasmModule = WasmSupport['module'];
@@ -30,55 +31,6 @@ export interface CallStats {
   readonly copiedInBytes: number;
   /** Bytes copied from SharedArrayBuffers into the caller's output (0 when `out` was shared). */
   readonly copiedOutBytes: number;
-}
-
-/**
- * Keeps buffers (SharedArrayBuffers, shared WebAssembly memories) of recently used sizes. A fresh
- * one costs a page fault per 4 KiB on first touch (costing more than the copy itself), so
- * repeated calls of one size reuse them. Bounded; emptied on dispose.
- */
-class BufferCache<T> {
-  private readonly free = new Map<number, T[]>();
-  private bytes = 0;
-  private readonly order: T[] = [];
-  constructor(
-    private readonly maxBytes: number,
-    private readonly make: (byteLength: number) => T,
-    private readonly size: (item: T) => number,
-  ) {}
-
-  acquire(byteLength: number): T {
-    const list = this.free.get(byteLength);
-    const item = list?.pop();
-    if (item !== undefined) {
-      this.bytes -= byteLength;
-      this.order.splice(this.order.indexOf(item), 1);
-      return item;
-    }
-    return this.make(byteLength);
-  }
-
-  release(item: T): void {
-    const n = this.size(item);
-    if (n === 0 || n > this.maxBytes) return;
-    while (this.bytes + n > this.maxBytes && this.order.length > 0) {
-      const old = this.order.shift()!;
-      const sameSize = this.free.get(this.size(old))!;
-      sameSize.splice(sameSize.indexOf(old), 1);
-      this.bytes -= this.size(old);
-    }
-    let list = this.free.get(n);
-    if (list === undefined) this.free.set(n, (list = []));
-    list.push(item);
-    this.order.push(item);
-    this.bytes += n;
-  }
-
-  clear(): void {
-    this.free.clear();
-    this.order.length = 0;
-    this.bytes = 0;
-  }
 }
 
 /**

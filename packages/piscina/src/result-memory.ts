@@ -1,3 +1,5 @@
+import { BufferCache } from './buffer-cache.js';
+
 /**
  * Memory for results the workers write in place (a SharedArrayBuffer sent to every worker).
  *
@@ -12,24 +14,23 @@
 export const HELD_RESULT_BYTES = 256 * 2 ** 20;
 
 export class ResultMemory {
-  private readonly free = new Map<number, SharedArrayBuffer[]>();
-  private freeBytes = 0;
+  private readonly free: BufferCache<SharedArrayBuffer>;
   /** Bytes handed to callers whose handles have not been collected yet. */
   private heldBytes = 0;
   private closed = false;
   private readonly registry = new FinalizationRegistry<SharedArrayBuffer>((memory) => this.giveBack(memory));
 
   /** `maxBytes`: most bytes kept free between calls. */
-  constructor(private readonly maxBytes: number) {}
+  constructor(maxBytes: number) {
+    this.free = new BufferCache(maxBytes, (n) => new SharedArrayBuffer(n), (b) => b.byteLength);
+  }
 
   /**
    * Memory of `byteLength` bytes for the workers to write, and the caller's handle on it. Its
    * content is whatever the last result left: the ops using it write every element.
    */
   take(byteLength: number): { readonly forWorkers: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer } {
-    const reused = this.free.get(byteLength)?.pop();
-    if (reused !== undefined) this.freeBytes -= byteLength;
-    const forWorkers = reused ?? new SharedArrayBuffer(byteLength);
+    const forWorkers = this.free.acquire(byteLength);
     // V8 counts an ArrayBuffer's memory towards collecting garbage but not a SharedArrayBuffer's,
     // so while callers hold much, an ArrayBuffer of the result's size, never touched (so never
     // given pages), is made and dropped: it prompts the collection that hands dropped results back.
@@ -49,23 +50,17 @@ export class ResultMemory {
 
   /** Bytes kept free now (testing). */
   get keptBytes(): number {
-    return this.freeBytes;
+    return this.free.keptBytes;
   }
 
   /** Drops the free memory; memory handed over before comes back to nobody. */
   close(): void {
     this.closed = true;
     this.free.clear();
-    this.freeBytes = 0;
   }
 
   private giveBack(memory: SharedArrayBuffer): void {
-    const n = memory.byteLength;
-    this.heldBytes -= n;
-    if (this.closed || this.freeBytes + n > this.maxBytes) return;
-    let list = this.free.get(n);
-    if (list === undefined) this.free.set(n, (list = []));
-    list.push(memory);
-    this.freeBytes += n;
+    this.heldBytes -= memory.byteLength;
+    if (!this.closed) this.free.release(memory);
   }
 }

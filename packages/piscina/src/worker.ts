@@ -368,7 +368,34 @@ function grid(t: GridTask): ReturnType<typeof move> | { exceeded: true } {
   return move(sink.finish().points);
 }
 
+/**
+ * This worker's handles on past tasks' shared buffers keep that memory alive, even after the pool
+ * dropped it, until the worker collects garbage, which V8 does not count shared memory towards. So
+ * after every `PROMPT_BYTES` of shared buffers seen, an ArrayBuffer never touched (so never given
+ * pages) is made and dropped: V8 counts it, and collects.
+ */
+const PROMPT_BYTES = 256 * 2 ** 20;
+let sharedSeen = 0;
+function sharedBytes(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  // A `Ref` ({ buf }) or a `ModuleMemory` ({ memory: WebAssembly.Memory }).
+  const { buf, memory } = value as { buf?: unknown; memory?: { buffer?: unknown } };
+  const shared = buf ?? memory?.buffer;
+  return shared instanceof SharedArrayBuffer ? shared.byteLength : 0;
+}
+function noteShared(task: Task): void {
+  for (const value of Object.values(task)) sharedSeen += sharedBytes(value);
+  if (sharedSeen <= PROMPT_BYTES) return;
+  sharedSeen = 0;
+  try {
+    void new ArrayBuffer(PROMPT_BYTES);
+  } catch {
+    // No address space for it: collection comes later, as it would without the prompt.
+  }
+}
+
 export default function run(task: Task): unknown {
+  noteShared(task);
   switch (task.kind) {
     case 'conv2d':
       conv2d(task);

@@ -48,4 +48,21 @@ describe('ResultMemory', () => {
     m.close();
     expect(await collectUntil(() => m.keptBytes > 0)).toBe(false);
   });
+
+  it('makes room for the size in use by dropping the sizes handed back longest ago', async () => {
+    const m = new ResultMemory(5 * 4096);
+    const handBack = (bytes: number) => {
+      const r = m.take(bytes);
+      m.handOver(r.forCaller, r.forWorkers);
+      return r.forWorkers;
+    };
+    // Four results of one size; then one of another size, which only fits if one of them goes.
+    (() => {
+      for (let i = 0; i < 4; i++) handBack(4096);
+    })();
+    expect(await collectUntil(() => m.keptBytes === 4 * 4096)).toBe(true);
+    const bigger = (() => handBack(2 * 4096))();
+    expect(await collectUntil(() => m.keptBytes === 3 * 4096 + 2 * 4096)).toBe(true);
+    expect(m.take(2 * 4096).forWorkers).toBe(bigger);
+  });
 });
