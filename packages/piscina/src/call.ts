@@ -1,9 +1,8 @@
-import { Buffer } from 'node:buffer';
 import { setMaxListeners } from 'node:events';
 import { AbortError, DisposedError, KernelkitError, now, WorkerError, type TypedArray } from '@kernelkit/core';
 import type { OpName } from '@kernelkit/ops';
 import type { Pool } from './pool.js';
-import { STOPPED_MESSAGE, type ModuleMemory, UNIT_DONE, UNIT_FLAGS, UNIT_STAGED, UNIT_STOP, UNIT_WAITING, type Dtype, type Ref, type Task } from './protocol.js';
+import { STOPPED_MESSAGE, type ModuleMemory, UNIT_STAGED, UNIT_STOP, UNIT_WAITING, UNIT_WORDS, type Dtype, type Ref, type Task } from './protocol.js';
 
 type Ctor<T extends TypedArray> = new (buffer: SharedArrayBuffer | number, byteOffset?: number, length?: number) => T;
 
@@ -12,16 +11,6 @@ function dtypeOf(a: TypedArray): Dtype {
   if (a instanceof Float64Array) return 'f64';
   if (a instanceof Uint32Array) return 'u32';
   return 'i32';
-}
-
-/**
- * A typed array of `length` elements over its own ArrayBuffer (byte offset 0) that is not zeroed:
- * for a result that is overwritten in full before anyone sees it, zeroing it first would cost
- * the calling thread a pass over the memory.
- */
-function unzeroed<T extends TypedArray>(like: T, length: number): T {
-  const bytes = Buffer.allocUnsafeSlow(length * like.BYTES_PER_ELEMENT);
-  return new (like.constructor as new (buffer: ArrayBuffer, byteOffset: number, length: number) => T)(bytes.buffer as ArrayBuffer, bytes.byteOffset, length);
 }
 
 const isShared = (a: ArrayBufferView): boolean => a.buffer instanceof SharedArrayBuffer;
@@ -106,24 +95,11 @@ export class SharedInput<T extends TypedArray> {
 }
 
 /**
- * Results up to this size, on pools of up to `ORDINARY_RESULT_MAX_THREADS` threads, come back as
- * ordinary arrays when the op copies finished parts as they come in (`SharedOutput` with
- * `partsCopied`). The allocator hands a dropped result's memory to the next one of its size,
- * while each fresh SharedArrayBuffer costs a page fault per 4 KiB, which on short calls costs more
- * than copying the parts while the workers go on. Larger allocations (past glibc's largest mmap
- * threshold, 32 MiB) are fresh pages either way, and on a bigger pool the one calling thread's
- * copy would hold up many workers: those results stay shared and the workers fault them in, in
- * parallel.
- */
-export const ORDINARY_RESULT_MAX_BYTES = 32 * 2 ** 20;
-export const ORDINARY_RESULT_MAX_THREADS = 4;
-
-/**
  * Where the workers write. Without an `out` the result is a SharedArrayBuffer-backed array that
- * the workers fill directly (no copy on this thread; its memory comes from `ResultMemory`, reused
- * once the caller's last result of that size is collected), or, for ops that copy finished parts
- * (`partsCopied`) and results up to `ORDINARY_RESULT_MAX_BYTES`, an ordinary array that this thread fills from a pooled shared
- * buffer part by part while the workers go on. A shared `out` is written in place (the one
+ * the workers fill directly (no copy on this thread; its memory comes from `ResultMemory`, reused,
+ * already faulted in, once the caller's last result of that size is collected: cheaper than an
+ * ordinary array this thread copies into, which costs a page fault per 4 KiB and holds the workers
+ * up on a small pool). A shared `out` is written in place (the one
  * exception to "`out` is written only on success": after a failure its contents are unspecified).
  * A caller's ordinary `out` cannot be reached from a worker: the workers write a pooled
  * SharedArrayBuffer (or `staging`) and it is copied into `out` in one go once every task has
@@ -135,26 +111,16 @@ export class SharedOutput<T extends TypedArray> {
   private dest: T | undefined;
   /** The caller's handle on the result the workers write (see result-memory.ts). */
   private handed: T | undefined;
-  /** True when our own ordinary result is filled part by part through `copyPart`. */
-  readonly byParts: boolean = false;
-  /** Elements copied by `copyPart`. */
-  private partsCopied = 0;
   constructor(
     private readonly call: Call,
     ctor: Ctor<T>,
     length: number,
     out: T | undefined,
-    /** Used instead of a pooled buffer for an ordinary `out` or result (a shared buffer the op has anyway). */
+    /** Used instead of a pooled buffer for an ordinary `out` (a shared buffer the op has anyway). */
     staging?: T,
-    /** The op calls `copyPart` for each finished part, so a small result may be an ordinary array. */
-    partsCopied = false,
   ) {
     const bytes = length * (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
-    if (out === undefined && partsCopied && bytes <= ORDINARY_RESULT_MAX_BYTES && call.threads <= ORDINARY_RESULT_MAX_THREADS) {
-      // The result itself is allocated at the first part, so zeroing it does not delay the tasks.
-      this.view = staging ?? new ctor(call.acquire(bytes), 0, length);
-      this.byParts = true;
-    } else if (out === undefined) {
+    if (out === undefined) {
       const memory = call.resultMemory(bytes);
       this.view = new ctor(memory.forWorkers, 0, length);
       this.handed = new ctor(memory.forCaller, 0, length);
@@ -165,27 +131,15 @@ export class SharedOutput<T extends TypedArray> {
     }
     this.ref = refOf(this.view);
   }
-  /** Copies elements [start, end), which the workers have finished, into our own ordinary result. */
-  copyPart(start: number, end: number): void {
-    if (!this.byParts) return;
-    const t0 = now();
-    this.dest ??= unzeroed(this.view, this.view.length);
-    this.dest.set(this.view.subarray(start, end), start);
-    this.partsCopied += end - start;
-    this.call.readbackMs += now() - t0;
-    this.call.copiedOutBytes += (end - start) * this.view.BYTES_PER_ELEMENT;
-  }
   /** After every task succeeded: fills a caller's ordinary `out` (everything else is already in place). */
   complete(): void {
-    if (this.dest === undefined || this.byParts || this.call.failed) return;
+    if (this.dest === undefined || this.call.failed) return;
     const t0 = now();
     this.dest.set(this.view);
     this.call.readbackMs += now() - t0;
     this.call.copiedOutBytes += this.view.byteLength;
   }
   result(): T {
-    // The parts cover the result exactly once, so a short count means memory that was never written.
-    if (this.byParts && this.partsCopied !== this.view.length) throw new Error(`kernelkit: internal error: ${this.partsCopied} of ${this.view.length} result elements copied`);
     return this.dest ?? this.handed ?? this.view;
   }
 }
@@ -277,8 +231,8 @@ export class Call {
     return new SharedInput(this, a);
   }
 
-  output<T extends TypedArray>(ctor: Ctor<T>, length: number, out: T | undefined, reuse?: T, partsCopied = false): SharedOutput<T> {
-    return new SharedOutput(this, ctor, length, out, reuse, partsCopied);
+  output<T extends TypedArray>(ctor: Ctor<T>, length: number, out: T | undefined, reuse?: T): SharedOutput<T> {
+    return new SharedOutput(this, ctor, length, out, reuse);
   }
 
   /** Units over `bounds` for this call's tasks to claim (see `ClaimedUnits`). */
@@ -377,15 +331,7 @@ export class Call {
   }
 }
 
-/** `Atomics.waitAsync` (ES2024, in Node since 16), which the project's ES2023 lib does not declare. */
-const waitAsync = (Atomics as unknown as {
-  waitAsync(a: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
-}).waitAsync.bind(Atomics);
-
-/**
- * The main thread's side of `ClaimedUnits`: says which units' input is staged, and hands each
- * finished unit to the op (to copy its part of the result) while the workers go on.
- */
+/** The main thread's side of `ClaimedUnits`: says which units' input is staged. */
 export class Units {
   readonly ctrl: SharedArrayBuffer;
   readonly count: number;
@@ -395,7 +341,7 @@ export class Units {
     readonly bounds: readonly number[],
   ) {
     this.count = bounds.length - 1;
-    this.ctrl = call.acquire((UNIT_FLAGS + this.count) * 4);
+    this.ctrl = call.acquire(UNIT_WORDS * 4);
     this.words = new Int32Array(this.ctrl).fill(0);
     call.whenStopped(() => {
       Atomics.store(this.words, UNIT_STOP, 1);
@@ -405,16 +351,14 @@ export class Units {
 
   /**
    * Queues `task` once per thread (each task claims units until none are left), then stages the
-   * units' input in order (`stage(u)` puts unit u's in shared memory) and lets them start; with
-   * `onDone`, then hands each finished unit to it, as `collect` does.
+   * units' input in order (`stage(u)` puts unit u's in shared memory) and lets them start.
    */
-  async run(task: Task, threads: number, stage: (u: number) => void, onDone?: (u: number) => void): Promise<void> {
+  run(task: Task, threads: number, stage: (u: number) => void): void {
     for (let i = Math.min(threads, this.count); i > 0; i--) this.call.submit(task);
     for (let u = 0; u < this.count; u++) {
       stage(u);
       this.staged(u);
     }
-    if (onDone !== undefined) await this.collect(onDone);
   }
 
   /** Lets the workers start units [0, u]: their input is in shared memory. */
@@ -422,38 +366,5 @@ export class Units {
     Atomics.store(this.words, UNIT_STAGED, u + 1);
     // A wake-up is a system call, and a woken thread may take this thread's core.
     if (Atomics.load(this.words, UNIT_WAITING) !== 0) Atomics.notify(this.words, UNIT_STAGED);
-  }
-
-  /**
-   * Runs `onDone(u)` once for each unit as it finishes, until all have or every task has settled
-   * (after a failure some never finish).
-   */
-  private async collect(onDone: (u: number) => void): Promise<void> {
-    let settled = false;
-    const drained = this.call.drain().then(() => {
-      settled = true;
-    });
-    const handled = new Uint8Array(this.count);
-    let left = this.count;
-    let seen = 0;
-    while (left > 0) {
-      const done = Atomics.load(this.words, UNIT_DONE);
-      if (done === seen) {
-        if (settled) break;
-        const wait = waitAsync(this.words, UNIT_DONE, seen);
-        if (wait.async) await Promise.race([wait.value, drained]);
-        continue;
-      }
-      seen = done;
-      for (let u = 0; u < this.count; u++) {
-        if (handled[u] === 0 && Atomics.load(this.words, UNIT_FLAGS + u) !== 0) {
-          handled[u] = 1;
-          left--;
-          onDone(u);
-        }
-      }
-    }
-    // Wakes our own wait if it is still pending (no worker notifies after the last unit).
-    Atomics.notify(this.words, UNIT_DONE);
   }
 }

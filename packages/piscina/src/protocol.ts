@@ -48,14 +48,12 @@ export interface ClaimedUnits {
 export const UNIT_NEXT = 0;
 /** Units whose input the main thread has put in shared memory (a worker waits for it). */
 export const UNIT_STAGED = 1;
-/** Units finished; the main thread waits on it to copy finished parts of the result. */
-export const UNIT_DONE = 2;
 /** Non-zero: the call failed or was aborted; a worker waiting for staged input stops. */
-export const UNIT_STOP = 3;
+export const UNIT_STOP = 2;
 /** Workers waiting for staged input: the main thread wakes them only when there are any. */
-export const UNIT_WAITING = 4;
-/** Then one word per unit: 1 once that unit's output is written. */
-export const UNIT_FLAGS = 5;
+export const UNIT_WAITING = 3;
+/** How many control words there are. */
+export const UNIT_WORDS = 4;
 
 /** Rows [bounds[u], bounds[u + 1]) of the flattened (batch·height) rows per unit. */
 export interface Conv2dTask extends ClaimedUnits {

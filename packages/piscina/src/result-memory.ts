@@ -10,13 +10,30 @@ import { BufferCache } from './buffer-cache.js';
  * caller's handle is collected the memory serves the next result of its size, whatever stale
  * handles the workers still hold, and a reused result is already faulted in.
  */
-/** Result bytes callers may hold uncollected before each new result prompts a collection (see `take`). */
+/** Result bytes callers may hold uncollected before a new result prompts a collection (see `take`). */
 export const HELD_RESULT_BYTES = 256 * 2 ** 20;
+
+/**
+ * Only a full collection finds dropped handles, and V8 runs one when the ArrayBuffer memory alive
+ * passes a limit that grows with the heap; a prompt as large as the memory held passes it, where one
+ * of a single result's size (freed again at the next young-generation sweep) did not. Past glibc's
+ * largest mmap threshold (32 MiB) the allocation is fresh zero pages, so never touching it costs
+ * nothing.
+ */
+function promptCollection(bytes: number): void {
+  try {
+    void new ArrayBuffer(bytes);
+  } catch {
+    // No address space for it: collection comes later, as it would without the prompt.
+  }
+}
 
 export class ResultMemory {
   private readonly free: BufferCache<SharedArrayBuffer>;
   /** Bytes handed to callers whose handles have not been collected yet. */
   private heldBytes = 0;
+  /** `heldBytes` at the last prompt: the next comes once callers hold another `HELD_RESULT_BYTES`. */
+  private heldAtPrompt = 0;
   private closed = false;
   private readonly registry = new FinalizationRegistry<SharedArrayBuffer>((memory) => this.giveBack(memory));
 
@@ -32,9 +49,12 @@ export class ResultMemory {
   take(byteLength: number): { readonly forWorkers: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer } {
     const forWorkers = this.free.acquire(byteLength);
     // V8 counts an ArrayBuffer's memory towards collecting garbage but not a SharedArrayBuffer's,
-    // so while callers hold much, an ArrayBuffer of the result's size, never touched (so never
-    // given pages), is made and dropped: it prompts the collection that hands dropped results back.
-    if (this.heldBytes > HELD_RESULT_BYTES) void new ArrayBuffer(byteLength);
+    // so once callers hold much, an ArrayBuffer never touched (so never given pages) is made and
+    // dropped: it prompts the collection that hands dropped results back.
+    if (this.heldBytes > this.heldAtPrompt + HELD_RESULT_BYTES) {
+      this.heldAtPrompt = this.heldBytes;
+      promptCollection(this.heldBytes);
+    }
     return { forWorkers, forCaller: structuredClone(forWorkers) };
   }
 
@@ -61,6 +81,7 @@ export class ResultMemory {
 
   private giveBack(memory: SharedArrayBuffer): void {
     this.heldBytes -= memory.byteLength;
+    this.heldAtPrompt = Math.min(this.heldAtPrompt, this.heldBytes);
     if (!this.closed) this.free.release(memory);
   }
 }

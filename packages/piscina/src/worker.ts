@@ -27,8 +27,6 @@ import {
   CTRL_GENERATION,
   CTRL_STOP,
   STOPPED_MESSAGE,
-  UNIT_DONE,
-  UNIT_FLAGS,
   UNIT_NEXT,
   UNIT_STAGED,
   UNIT_STOP,
@@ -175,9 +173,6 @@ function eachClaimedUnit(t: ClaimedUnits, run: (start: number, end: number) => v
       Atomics.sub(ctrl, UNIT_WAITING, 1);
     }
     run(t.bounds[u]!, t.bounds[u + 1]!);
-    Atomics.store(ctrl, UNIT_FLAGS + u, 1);
-    Atomics.add(ctrl, UNIT_DONE, 1);
-    Atomics.notify(ctrl, UNIT_DONE);
   }
 }
 

@@ -6,7 +6,6 @@ import { AbortError, InvalidArgumentError, LimitExceededError, WorkerError } fro
 import { CS610_DISP_PATH, CS610_GRID_PATH, readCs610Problem, verifyResult, type Backend } from '@kernelkit/ops';
 import { conv2dCase, convLayerCase, scanCase, stencilCase } from '@kernelkit/ops/testing';
 import { createPiscinaBackend, DEFAULT_INLINE_BELOW, type PiscinaBackendOptions } from '../src/index.js';
-import { ORDINARY_RESULT_MAX_BYTES } from '../src/call.js';
 import { lastCallStats, runWorkerTestTask, workerCount } from '../src/testing.js';
 
 const POOL_ONLY = { conv2d: 0, stencil3d: 0, scan: 0, gridSearch: 0, convLayer: 0 };
@@ -281,27 +280,18 @@ describe('data path', () => {
     expect(lastCallStats(backend)).toMatchObject({ copiedOutBytes: 0 });
   });
 
-  it('copies ordinary inputs once; results come back in one copy (small conv) or written directly (shared), an ordinary out in one copy', async () => {
+  it('copies ordinary inputs once; results are shared memory the workers write directly, an ordinary out filled in one copy', async () => {
     await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
     const c = conv2dCase([1, 64, 64, 3], 8);
     const res = await backend.conv2d(c);
-    // A small conv result is an ordinary array, copied band by band from pooled shared memory.
-    expect(res.data.buffer).toBeInstanceOf(ArrayBuffer);
-    expect(res.data.byteOffset).toBe(0);
+    expect(res.data.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(verifyResult('conv2d', c, res.data)).toBeUndefined();
-    expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: c.input.byteLength + c.filter.byteLength, copiedOutBytes: res.data.byteLength });
-    // Past ORDINARY_RESULT_MAX_BYTES it is a fresh shared array that the workers write directly.
-    const big = conv2dCase([1, 2900, 2900, 1], 8);
-    expect(big.input.byteLength).toBeGreaterThan(ORDINARY_RESULT_MAX_BYTES);
-    const bigRes = await backend.conv2d(big);
-    expect(bigRes.data.buffer).toBeInstanceOf(SharedArrayBuffer);
-    expect(verifyResult('conv2d', big, bigRes.data)).toBeUndefined();
-    expect(lastCallStats(backend)).toMatchObject({ copiedOutBytes: 0 });
+    expect(lastCallStats(backend)).toMatchObject({ copiedInBytes: c.input.byteLength + c.filter.byteLength, copiedOutBytes: 0 });
     const l = convLayerCase([3, 2, 20, 18, 5, 3], 5, { bias: true, relu: true });
     const lres = await backend.convLayer(l);
-    expect(lres.data.buffer).toBeInstanceOf(ArrayBuffer);
+    expect(lres.data.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(verifyResult('convLayer', l, lres.data)).toBeUndefined();
-    expect(lastCallStats(backend)).toMatchObject({ copiedOutBytes: lres.data.byteLength });
+    expect(lastCallStats(backend)).toMatchObject({ copiedOutBytes: 0 });
     const out = new Float32Array(c.input.length);
     expect((await backend.conv2d(c, { out })).data).toBe(out);
     expect(verifyResult('conv2d', c, out)).toBeUndefined();
@@ -309,6 +299,10 @@ describe('data path', () => {
     // Each call gets its own result: two calls of one size never share a buffer.
     const again = await backend.conv2d(c);
     expect(again.data.buffer).not.toBe(res.data.buffer);
+    // A result the caller still holds is never handed out again: other data of its size leaves it as it was.
+    const other = conv2dCase([1, 64, 64, 3], 9);
+    for (let i = 0; i < 3; i++) expect(verifyResult('conv2d', other, (await backend.conv2d(other)).data)).toBeUndefined();
+    expect(verifyResult('conv2d', c, res.data)).toBeUndefined();
     for (const steps of [1, 2, 3]) {
       const s = stencilCase([24, 22, 20, steps, 'zero'], steps);
       for (const variant of backend.variants('stencil3d')) {

@@ -51,17 +51,16 @@ export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
     const input = call.input(p.input);
     const weights = call.input(p.weights).all();
     const bias = p.bias === undefined ? undefined : call.input(p.bias).all();
-    const out = call.output(Float32Array, planes * planeLen, ctx.out, undefined, true);
+    const out = call.output(Float32Array, planes * planeLen, ctx.out);
     const image = p.channels * p.height * p.width;
     const dims = dimsOf(p);
     const units = call.units(byImage ? guidedBounds(p.batch, threads, least(p.batch)).map((img) => img * p.maps) : guidedBounds(planes, threads, least(planes)));
     const b = units.bounds;
     const task = { kind: 'convLayer', input: input.ref, weights: weights.ref, bias: bias?.ref, relu: p.relu, out: out.ref, dims, bounds: b, ctrl: units.ctrl, simd: useSimd } as const;
-    await units.run(
+    units.run(
       task,
       env.pool.threads,
       (u) => input.ensure((Math.floor((b[u + 1]! - 1) / p.maps) + 1) * image),
-      out.byParts ? (u) => out.copyPart(b[u]! * planeLen, b[u + 1]! * planeLen) : undefined,
     );
     await call.finish(() => out.complete());
     return { data: out.result(), ...copyTimes(call, ctx.timing) };
@@ -115,7 +114,7 @@ async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: M
   if (p.bias !== undefined) m.set(p.bias, l.biasAt);
   m.fill(0, l.inputAt + p.input.length, l.outAt);
   const staging = m.subarray(l.outAt, l.outAt + n);
-  const out = call.output(Float32Array, n, ctx.out, staging, true);
+  const out = call.output(Float32Array, n, ctx.out, staging);
   const b = units.bounds;
   const task = { kind: 'convLayerModule', memory: mem, weightsAt: l.weightsAt, biasAt: l.biasAt, inputAt: l.inputAt, outAt: l.outAt, out: out.view === staging ? undefined : out.ref, relu: p.relu, dims: dimsOf(p), bounds: b, ctrl: units.ctrl } as const;
   const image = p.channels * p.height * p.width;
@@ -127,11 +126,10 @@ async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: M
     copied = end;
     call.uploadMs += now() - t0;
   };
-  await units.run(
+  units.run(
     task,
     call.threads,
     (u) => stage((Math.floor((b[u + 1]! - 1) / p.maps) + 1) * image),
-    out.byParts ? (u) => out.copyPart(b[u]! * planeLen, b[u + 1]! * planeLen) : undefined,
   );
   call.copiedInBytes += p.input.byteLength + p.weights.byteLength + (p.bias?.byteLength ?? 0);
   await call.finish(() => out.complete());

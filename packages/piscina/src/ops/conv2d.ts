@@ -46,14 +46,13 @@ export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
     }
     const input = call.input(p.input);
     const filter = call.input(p.filter).all();
-    const out = call.output(Float32Array, rows * p.width, ctx.out, undefined, true);
+    const out = call.output(Float32Array, rows * p.width, ctx.out);
     const b = units.bounds;
     const task = { kind: 'conv2d', input: input.ref, filter: filter.ref, out: out.ref, height: p.height, width: p.width, k: p.k, bounds: b, ctrl: units.ctrl, simd: useSimd } as const;
-    await units.run(
+    units.run(
       task,
       env.pool.threads,
       (u) => input.ensure(Math.min(rows, b[u + 1]! + r) * p.width),
-      out.byParts ? (u) => out.copyPart(b[u]! * p.width, b[u + 1]! * p.width) : undefined,
     );
     await call.finish(() => out.complete());
     return { data: out.result(), ...copyTimes(call, ctx.timing) };
@@ -117,7 +116,7 @@ async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: M
   if (!sameLayout) m.fill(0, l.images[0]!, l.outAt);
   m.set(p.filter, l.filterAt);
   const staging = m.subarray(l.outAt, l.outAt + rows * w);
-  const out = call.output(Float32Array, rows * w, ctx.out, staging, true);
+  const out = call.output(Float32Array, rows * w, ctx.out, staging);
   const b = units.bounds;
   const task = { kind: 'conv2dModule', memory: mem, images: l.images, stride: l.stride, filterAt: l.filterAt, outAt: l.outAt, out: out.view === staging ? undefined : out.ref, height: h, width: w, k, bounds: b, ctrl: units.ctrl } as const;
   let copied = 0;
@@ -129,11 +128,10 @@ async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: M
     }
     call.uploadMs += now() - t0;
   };
-  await units.run(
+  units.run(
     task,
     call.threads,
     (u) => stage(Math.min(rows, b[u + 1]! + r)),
-    out.byParts ? (u) => out.copyPart(b[u]! * w, b[u + 1]! * w) : undefined,
   );
   call.copiedInBytes += p.input.byteLength + p.filter.byteLength;
   await call.finish(() => out.complete());
