@@ -67,6 +67,40 @@ export function poolOf(backend: Backend): Pool {
   return pool;
 }
 
+type PiscinaOptions = NonNullable<ConstructorParameters<typeof Piscina>[0]>;
+
+/**
+ * Piscina's worker first require()s the worker file, then import()s it. On Node 20.19+ require()
+ * of an ES module is attempted and, about once per 300 worker starts, aborts the whole process
+ * ("v8::Module::IsGraphAsync must be used on an instantiated module"): the workers get
+ * --no-experimental-require-module, so the import() path is the only one. A worker's own flag list
+ * may not hold process-wide flags (node --max-old-space-size, --expose-gc: Node refuses to start
+ * the worker); those apply to every thread anyway, so they are left out of it.
+ */
+function newPiscina(options: PiscinaOptions): Piscina {
+  if (!process.allowedNodeEnvironmentFlags.has('--experimental-require-module')) return new Piscina(options);
+  let execArgv = [...process.execArgv, '--no-experimental-require-module'];
+  for (;;) {
+    try {
+      return new Piscina({ ...options, execArgv });
+    } catch (err) {
+      const refused = refusedFlags(err);
+      if (refused === undefined) throw err;
+      const kept = execArgv.filter((flag) => !refused.includes(flag));
+      // Flags we cannot tell apart (a value in its own argument): the workers inherit the parent's list.
+      if (kept.length === execArgv.length) return new Piscina(options);
+      execArgv = kept;
+    }
+  }
+}
+
+/** The flags named by Node's "invalid execArgv flags: a, b" error; undefined for any other error. */
+function refusedFlags(err: unknown): string[] | undefined {
+  if (!(err instanceof Error) || (err as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') return undefined;
+  const at = err.message.lastIndexOf(': ');
+  return at < 0 ? [] : err.message.slice(at + 2).split(', ');
+}
+
 export class Pool {
   disposed = false;
   lastStats: CallStats | undefined;
@@ -98,18 +132,13 @@ export class Pool {
       const reason = `worker file ${file} not found; build the package first (npm run build)`;
       throw new BackendUnavailableError('piscina: cannot start the worker pool', [{ backend: 'piscina', reason }]);
     }
-    // Piscina's worker first require()s the worker file, then import()s it. On Node 20.19+
-    // require() of an ES module is attempted and, about once per 300 worker starts, aborts the
-    // whole process ("v8::Module::IsGraphAsync must be used on an instantiated module"): turn
-    // that path off in the workers so the import() path is the only one.
-    const execArgv = process.allowedNodeEnvironmentFlags.has('--experimental-require-module') ? [...process.execArgv, '--no-experimental-require-module'] : undefined;
     // recordTiming off: Piscina's run/wait-time histograms are native memory that outlives the
     // pool (a bare Piscina create/run/destroy loop grew RSS 59 → 139 MiB over 360 cycles with it,
     // 58 → 62 MiB without), and nothing here reads them.
     const simd = wasmSupport();
     const shared = sharedWasmModule();
     const workerData: PoolWorkerData = 'module' in simd ? { wasmModule: simd.module, ...('unavailable' in shared ? {} : { sharedWasmModule: shared }) } : {};
-    const piscina = new Piscina({ filename: WORKER_URL.href, minThreads, maxThreads, idleTimeout: 60_000, recordTiming: false, workerData, ...(execArgv ? { execArgv } : {}) });
+    const piscina = newPiscina({ filename: WORKER_URL.href, minThreads, maxThreads, idleTimeout: 60_000, recordTiming: false, workerData });
     // A worker that fails outside a task (e.g. while loading) is reported here; without a
     // listener the 'error' event would crash the process. Task failures reject their run().
     let startError: unknown;

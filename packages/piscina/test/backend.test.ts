@@ -351,10 +351,10 @@ describe('data path', () => {
 
 describe('lifetime', () => {
   // The dispose rule itself (calls in flight finish, later ones are refused) is in lifecycle.test.ts.
-  it('a process that creates, uses and disposes a backend exits by itself', async () => {
+  it.each([[[]], [['--max-old-space-size=2048', '--expose-gc', '--stack-trace-limit=20']]])('a process (node flags %j) that creates, uses and disposes a backend exits by itself', async (flags: string[]) => {
     const script = fileURLToPath(new URL('./fixtures/dispose-exits.mjs', import.meta.url));
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [script], { timeout: 20_000 }, (err, out, errOut) =>
+      const child = execFile(process.execPath, [...flags, script], { timeout: 20_000 }, (err, out, errOut) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout: out, stderr: errOut }),
       );
       child.stdin?.end();
