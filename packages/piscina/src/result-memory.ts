@@ -11,7 +11,7 @@ import { BufferCache } from './buffer-cache.js';
  * handles the workers still hold, and a reused result is already faulted in.
  */
 /** Result bytes callers may hold uncollected before a new result prompts a collection (see `take`). */
-export const HELD_RESULT_BYTES = 256 * 2 ** 20;
+export const HELD_RESULT_BYTES = 64 * 2 ** 20;
 
 /**
  * Only a full collection finds dropped handles, and V8 runs one when the ArrayBuffer memory alive
