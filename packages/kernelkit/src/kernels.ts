@@ -44,7 +44,7 @@ export interface CreateKernelsOptions extends ResolveOptions {
    * within `factor` (default 8) of the best measured time for the call's op, size band, dtype and
    * data location gets a trial after an untimed warm-up call of that key, when predicted under
    * `trialMaxMs` (default 2000): at least `trialCalls` (default 2) timed calls, and more until they
-   * add up to `trialMinMs` (default 100) or number `trialMaxCalls` (default 24), the candidates taking
+   * add up to `trialMinMs` (default 250) or number `trialMaxCalls` (default 40), the candidates taking
    * turns; the median of the fastest half of a trial's later half of calls counts. Later calls go to the fastest
    * measured, which the cache keeps.
    * false: every call goes where predicted.

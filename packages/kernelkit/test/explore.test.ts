@@ -15,7 +15,7 @@ import { routingKey } from '../src/router/explore.js';
 import { fakeLoaders } from './fakes.js';
 
 const noEnv = {};
-/** Most tests below follow trials of one timed call each and the factor 4 (the defaults: 2 calls and more up to 100 ms, and 8). */
+/** Most tests below follow trials of one timed call each and the factor 4 (the defaults: 2 calls and more up to 250 ms, and 8). */
 const ONE = { factor: 4, trialCalls: 1, trialMinMs: 0 };
 
 const tmp = (): string => join(mkdtempSync(join(tmpdir(), 'kk-explore-')), 'calibration.json');
@@ -129,27 +129,28 @@ describe('measured choice (exploration)', () => {
     await k.dispose();
   });
 
-  it('by default a long call gets a few timed calls, a short one more, until they add up to 100 ms; the candidates take turns', async () => {
+  it('by default a long call gets a few timed calls, a short one more, until they add up to 250 ms; the candidates take turns', async () => {
     const { loaders } = timedLoaders(DELAYS);
     const k = await createKernels({ costModel: MODEL, explore: { factor: 4 } }, loaders, noEnv);
     const routes = [];
     do routes.push((await k.scan(scanArgs)).route);
-    while (!routes.at(-1)!.settled && routes.length < 40);
+    while (!routes.at(-1)!.settled && routes.length < 80);
     const steps = routes.map((r) => `${r.choice} ${r.backend}`);
-    // cpu (40 ms a call) and piscina (5 ms) alternate once both are warm; piscina goes on alone.
-    expect(steps.slice(0, 8)).toEqual(['warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'trial cpu', 'trial piscina', 'trial cpu', 'trial piscina']);
-    expect(steps.slice(8, -1).every((s) => s === 'trial piscina')).toBe(true);
+    // cpu (40 ms a call) and piscina (5 ms) alternate once both are warm; after cpu's seventh piscina goes on alone.
+    expect(steps.slice(0, 4)).toEqual(['warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina']);
+    expect(steps.slice(4, 16)).toEqual(Array.from({ length: 12 }, (_, i) => (i % 2 ? 'trial piscina' : 'trial cpu')));
+    expect(steps.slice(16, -1).every((s) => s === 'trial piscina')).toBe(true);
     expect(steps.at(-1)).toBe('measured piscina');
     const settled = routes.at(-1)!;
-    expect(settled.trialCalls!['cpu/sequential']).toBe(3);
-    // Each piscina call takes a little over 5 ms: twenty of them pass 100 ms.
+    expect(settled.trialCalls!['cpu/sequential']).toBe(7);
+    // Each piscina call takes a little over 5 ms: fifty would pass 250 ms, so TRIAL_MAX_CALLS (40) ends the trial.
     const piscinaCalls = settled.trialCalls!['piscina/sequential']!;
-    expect(piscinaCalls).toBe(20);
+    expect(piscinaCalls).toBe(40);
     expect(routes.filter((r) => r.choice === 'trial' && r.backend === 'piscina')).toHaveLength(piscinaCalls);
     // The trial notes count the calls; the settled note gives each trial's.
     expect(routes[5]!.trialCalls!['piscina/sequential']).toBe(2);
     expect(formatRoute(routes[5]!)).toMatch(/^routed to piscina\/sequential: trial call 2, measured \d+\.\d ms, predicted 20\.0 ms \(exploring 3 candidates, 2 measured\)$/);
-    expect(formatRoute(settled)).toMatch(new RegExp(`^routed to piscina/sequential: measured \\d+\\.\\d ms \\(${piscinaCalls} calls\\) over 2 trials, runner-up cpu/sequential \\d+\\.\\d ms \\(3 calls\\)$`));
+    expect(formatRoute(settled)).toMatch(new RegExp(`^routed to piscina/sequential: measured \\d+\\.\\d ms \\(${piscinaCalls} calls\\) over 2 trials, runner-up cpu/sequential \\d+\\.\\d ms \\(7 calls\\)$`));
     await k.dispose();
   });
 

@@ -56,18 +56,18 @@ describe('trials', () => {
     // Predicted alike (all within the factor of the best), measured 3, 30 and 100 ms a call.
     const ranked = [pick('cpu', 10), pick('piscina', 12), pick('webgpu', 15)];
     const { trials, steps } = explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), DEFAULTS);
-    // 3 ms calls: 34 would add up to 102 ms, the first past 100, but TRIAL_MAX_CALLS (24) stops them; 30 ms calls: 4 (120 ms); 100 ms calls: 2.
-    expect(counts(trials)).toEqual({ 'cpu/v': 24, 'piscina/v': 4, 'webgpu/v': 2 });
+    // 3 ms calls: 84 would add up to 252 ms, the first past 250, but TRIAL_MAX_CALLS (40) stops them; 30 ms calls: 9 (270 ms); 100 ms calls: 3.
+    expect(counts(trials)).toEqual({ 'cpu/v': 40, 'piscina/v': 9, 'webgpu/v': 3 });
     expect(steps.at(-1)).toBe('settled cpu/v');
     // A smaller minimum asks fewer calls of the short candidate, never fewer than trialCalls.
     expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { ...DEFAULTS, trialMinMs: 10 }).trials)).toEqual({ 'cpu/v': 4, 'piscina/v': 2, 'webgpu/v': 2 });
     expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { ...DEFAULTS, trialMinMs: 0, trialCalls: 3 }).trials)).toEqual({ 'cpu/v': 3, 'piscina/v': 3, 'webgpu/v': 3 });
   });
 
-  it('caps a trial at TRIAL_MAX_CALLS (24) timed calls, or trialMaxCalls', () => {
+  it('caps a trial at TRIAL_MAX_CALLS (40) timed calls, or trialMaxCalls', () => {
     const ranked = [pick('cpu', 0.1), pick('piscina', 0.2)];
     const ms = steady({ 'cpu/v': 0.1, 'piscina/v': 0.2 });
-    expect(counts(explore(ranked, ms, DEFAULTS).trials)).toEqual({ 'cpu/v': 24, 'piscina/v': 24 });
+    expect(counts(explore(ranked, ms, DEFAULTS).trials)).toEqual({ 'cpu/v': 40, 'piscina/v': 40 });
     expect(counts(explore(ranked, ms, { ...DEFAULTS, trialMaxCalls: 5 }).trials)).toEqual({ 'cpu/v': 5, 'piscina/v': 5 });
   });
 
@@ -93,7 +93,7 @@ describe('trials', () => {
     const cold = (name: string, i: number): number => (name === 'webgpu/v' ? (i < 2 ? [9, 8][i]! : 2) : 3);
     const a = explore(ranked, cold, DEFAULTS);
     expect(a.steps.at(-1)).toBe('settled webgpu/v');
-    expect(a.choice!.trials).toEqual({ 'piscina/v': { ms: 3, work: 1000, calls: 24 }, 'webgpu/v': { ms: 2, work: 1000, calls: 24 } });
+    expect(a.choice!.trials).toEqual({ 'piscina/v': { ms: 3, work: 1000, calls: 40 }, 'webgpu/v': { ms: 2, work: 1000, calls: 40 } });
     // piscina's one lucky 1 ms call among steady 5 ms ones loses to webgpu's steady 3 ms.
     const lucky = (name: string, i: number): number => (name === 'piscina/v' ? (i === 0 ? 1 : 5) : 3);
     expect(explore(ranked, lucky, DEFAULTS).steps.at(-1)).toBe('settled webgpu/v');
@@ -105,14 +105,14 @@ describe('trials', () => {
     // piscina is predicted 20 ms and measured 1 ms: its prediction is then 20× the best measured.
     const ranked = [pick('cpu', 10), pick('piscina', 20)];
     const { trials } = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': 1 }), { ...DEFAULTS, factor: 4 });
-    expect(counts(trials)).toEqual({ 'cpu/v': 10, 'piscina/v': 24 });
+    expect(counts(trials)).toEqual({ 'cpu/v': 25, 'piscina/v': 40 });
   });
 
   it('gives no trial to a candidate predicted beyond the factor or over trialMaxMs, and settles without it', () => {
     // webgpu is within 4× of cpu but predicted over trialMaxMs; piscina is beyond 4×.
     const ranked = [pick('cpu', 10), pick('webgpu', 35), pick('piscina', 200)];
     const { steps, trials } = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': 1, 'webgpu/v': 1 }), { ...DEFAULTS, factor: 4, trialMaxMs: 30 });
-    expect(counts(trials)).toEqual({ 'cpu/v': 10 });
+    expect(counts(trials)).toEqual({ 'cpu/v': 25 });
     expect(steps.at(-1)).toBe('settled cpu/v');
   });
 });

@@ -12,9 +12,9 @@ export const TRIAL_CALLS = 2;
  * faster for several calls (buffers pooled, pages touched, clocks up), longer than one warm-up
  * call, and a trial of those early calls ranks a backend below what it runs at once settled.
  */
-export const DEFAULT_TRIAL_MIN_MS = 100;
+export const DEFAULT_TRIAL_MIN_MS = 250;
 /** The most timed calls one trial makes, however short they are: a microsecond call must not take thousands of calls to learn. */
-export const TRIAL_MAX_CALLS = 24;
+export const TRIAL_MAX_CALLS = 40;
 /** A candidate predicted slower than this per call gets no trial: learning must not cost a huge call on a slow backend. */
 export const DEFAULT_TRIAL_MAX_MS = 2000;
 
