@@ -73,7 +73,7 @@ export interface Conv2dTask extends ClaimedUnits {
  * (batch·height) rows per unit, computed in `memory`. Image b sits zero-padded at float offset
  * `images[b]` (r zero rows above, r + 2 below, r zero columns left and 8 + r right, `stride`
  * floats per row); the filter at `filterAt`; output row R at `outAt + R·width`. With `out`,
- * the worker also copies its rows there (a result the main thread does not copy).
+ * the worker also copies its rows there (the result, or a shared `out`).
  */
 export interface Conv2dModuleTask extends ClaimedUnits {
   readonly kind: 'conv2dModule';

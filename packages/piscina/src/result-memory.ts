@@ -1,4 +1,5 @@
 import { BufferCache } from './buffer-cache.js';
+import { promptCollection } from './collect.js';
 
 /**
  * Memory for results the workers write in place (a SharedArrayBuffer sent to every worker).
@@ -12,21 +13,6 @@ import { BufferCache } from './buffer-cache.js';
  */
 /** Result bytes callers may hold uncollected before a new result prompts a collection (see `take`). */
 export const HELD_RESULT_BYTES = 64 * 2 ** 20;
-
-/**
- * Only a full collection finds dropped handles, and V8 runs one when the ArrayBuffer memory alive
- * passes a limit that grows with the heap; a prompt as large as the memory held passes it, where one
- * of a single result's size (freed again at the next young-generation sweep) did not. Past glibc's
- * largest mmap threshold (32 MiB) the allocation is fresh zero pages, so never touching it costs
- * nothing.
- */
-function promptCollection(bytes: number): void {
-  try {
-    void new ArrayBuffer(bytes);
-  } catch {
-    // No address space for it: collection comes later, as it would without the prompt.
-  }
-}
 
 export class ResultMemory {
   private readonly free: BufferCache<SharedArrayBuffer>;
@@ -48,9 +34,7 @@ export class ResultMemory {
    */
   take(byteLength: number): { readonly forWorkers: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer } {
     const forWorkers = this.free.acquire(byteLength);
-    // V8 counts an ArrayBuffer's memory towards collecting garbage but not a SharedArrayBuffer's,
-    // so once callers hold much, an ArrayBuffer never touched (so never given pages) is made and
-    // dropped: it prompts the collection that hands dropped results back.
+    // The collection that hands dropped results back, as large as what callers hold.
     if (this.heldBytes > this.heldAtPrompt + HELD_RESULT_BYTES) {
       this.heldAtPrompt = this.heldBytes;
       promptCollection(this.heldBytes);

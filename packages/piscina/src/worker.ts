@@ -45,6 +45,7 @@ import {
   type StencilSlabTask,
   type Task,
 } from './protocol.js';
+import { promptCollection } from './collect.js';
 
 type View = Float32Array | Float64Array | Uint32Array | Int32Array;
 const CTORS: Record<Dtype, new (buf: SharedArrayBuffer, off: number, len: number) => View> = {
@@ -366,8 +367,7 @@ function grid(t: GridTask): ReturnType<typeof move> | { exceeded: true } {
 /**
  * This worker's handles on past tasks' shared buffers keep that memory alive, even after the pool
  * dropped it, until the worker collects garbage, which V8 does not count shared memory towards. So
- * after every `PROMPT_BYTES` of shared buffers seen, an ArrayBuffer never touched (so never given
- * pages) is made and dropped: V8 counts it, and collects.
+ * after every `PROMPT_BYTES` of shared buffers seen, the worker prompts a collection.
  */
 const PROMPT_BYTES = 256 * 2 ** 20;
 let sharedSeen = 0;
@@ -382,11 +382,7 @@ function noteShared(task: Task): void {
   for (const value of Object.values(task)) sharedSeen += sharedBytes(value);
   if (sharedSeen <= PROMPT_BYTES) return;
   sharedSeen = 0;
-  try {
-    void new ArrayBuffer(PROMPT_BYTES);
-  } catch {
-    // No address space for it: collection comes later, as it would without the prompt.
-  }
+  promptCollection(PROMPT_BYTES);
 }
 
 export default function run(task: Task): unknown {

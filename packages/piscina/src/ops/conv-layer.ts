@@ -13,7 +13,7 @@ const MIN_BLOCK_MACS = 2 ** 20;
  * that splits an image copies that image into module memory twice); otherwise consecutive planes
  * share an image, so a block reads one or two images and the weights. The input is staged image
  * by image after the tasks are queued, ahead of the blocks that need it; each block writes its
- * planes to the shared output, and a small result is copied out block by block as blocks finish.
+ * planes to the shared output.
  * `wasm-simd` (the default where the runtime has WebAssembly SIMD) runs the blocks on the
  * WebAssembly kernel: for an ordinary input in place in one shared module memory
  * (`inModuleMemory`), for a shared one in each worker's own instance, which copies whole images
@@ -100,9 +100,9 @@ function moduleLayout(p: ConvLayerProblem): ModuleLayout {
 
 /**
  * The shared-memory path: this thread packs the weights and copies the images straight into the
- * memory the workers' kernels run on, image by image after the tasks are queued, and the
- * finished planes straight out of it; the workers copy nothing, except into a result this thread
- * does not copy (a large result, or a shared `out`), which they fill in parallel.
+ * memory the workers' kernels run on, image by image after the tasks are queued; each worker copies
+ * its finished planes from it into the result (or a shared `out`). A caller's ordinary `out` is
+ * filled from the module memory in one copy on this thread once every task has succeeded.
  */
 async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: ModuleLayout, p: ConvLayerProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
   const planeLen = p.outHeight * p.outWidth;

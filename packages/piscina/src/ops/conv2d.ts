@@ -16,8 +16,8 @@ const NON_FINITE_NOTE = 'the filter has NaN or Infinity, which the wasm kernel w
  * Row bands over the flattened (batch·height) rows, largest first (`guidedBounds`), claimed
  * from a shared counter by one task per thread (no round trip to this thread per band). A band reads its rows plus `r` halo rows on each side straight from the shared
  * input, which is copied into shared memory band by band after the tasks are queued (a thread
- * starts on a band as soon as its rows are in), and writes its rows to the shared output; a
- * small result is copied out band by band as bands finish (see `SharedOutput`). `wasm-simd` (the default where the runtime has
+ * starts on a band as soon as its rows are in), and writes its rows to the shared output (see
+ * `SharedOutput`). `wasm-simd` (the default where the runtime has
  * WebAssembly SIMD) runs the bands on the WebAssembly kernel: for an ordinary input in place in
  * one shared module memory (`inModuleMemory`), for a shared one in each worker's own instance,
  * which copies the band (zero-padded) into its memory and the output rows back out;
@@ -101,9 +101,10 @@ function moduleLayout(p: Conv2dProblem): ModuleLayout {
 
 /**
  * The shared-memory path: this thread copies the input straight into the memory the workers'
- * kernels run on (row by row, into the zero-padded layout), unit by unit after the tasks are queued,
- * and the finished rows straight out of it; the workers copy nothing, except into a result this
- * thread does not copy (a large result, or a shared `out`), which they fill in parallel.
+ * kernels run on (row by row, into the zero-padded layout), unit by unit after the tasks are queued;
+ * each worker copies its finished rows from it into the result (or a shared `out`). A caller's
+ * ordinary `out` is filled from the module memory in one copy on this thread once every task has
+ * succeeded.
  */
 async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: ModuleLayout, p: Conv2dProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
   const { height: h, width: w, k } = p;
