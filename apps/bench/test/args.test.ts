@@ -37,13 +37,13 @@ describe('argument errors', () => {
     const r = bench(['--workload', 'tiny', '--op', 'scan', '--backend', 'cpu', '--variant', 'nope', '--no-progress']);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`kernelkit-bench: --variant: unknown variant nope for --op scan (cpu: sequential)\nTry 'kernelkit-bench --help'.\n`);
+    expect(r.stderr).toBe(`kernelkit-bench: --variant: unknown variant nope for --op scan (cpu: wasm-simd, sequential)\nTry 'kernelkit-bench --help'.\n`);
   });
 
   it('a --variant that exists but matches no row of the selected op exits 2', () => {
     const r = bench(['--workload', 'tiny', '--op', 'scan', '--backend', 'cpu', '--variant', 'naive']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^kernelkit-bench: --variant: unknown variant naive for --op scan \(cpu: sequential\)/);
+    expect(r.stderr).toMatch(/^kernelkit-bench: --variant: unknown variant naive for --op scan \(cpu: wasm-simd, sequential\)/);
   });
 
   it.each([['--version'], ['--help'], ['-h']])('%s exits 0', (flag) => {

@@ -17,8 +17,9 @@ describe('end to end', () => {
     const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
     expect(report.schema).toBe('kernelkit-bench/1');
     expect(report.machine.cores).toBeGreaterThan(0);
-    expect(report.rows).toHaveLength(1);
-    const row = report.rows[0]!;
+    // Both cpu scan variants, the JavaScript kernel first (the ladder's order).
+    expect(report.rows.map((row) => row.variant)).toEqual(['sequential', 'wasm-simd']);
+    const row = report.rows[1]!;
     expect(row).toMatchObject({ status: 'ok', op: 'scan', backend: 'cpu', caseId: 'scan-10k-u32', check: 'f64 reference' });
     if (row.status === 'ok') {
       expect(row.stats.samples).toBeGreaterThanOrEqual(3);
@@ -31,7 +32,7 @@ describe('end to end', () => {
   });
 
   it('--json - puts only the report on stdout (valid JSON); the table and row log go to stderr', () => {
-    const r = spawnSync(process.execPath, [CLI, '--workload', 'tiny', '--op', 'scan', '--backend', 'cpu', '--case', 'scan-10k-f32', '--json', '-'], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [CLI, '--workload', 'tiny', '--op', 'scan', '--backend', 'cpu', '--case', 'scan-10k-f32', '--variant', 'wasm-simd', '--json', '-'], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as BenchReport;
     expect(report.rows.map((row) => `${row.caseId} ${row.backend} ${row.status}`)).toEqual(['scan-10k-f32 cpu ok']);

@@ -95,7 +95,7 @@ describe('planning', () => {
     };
     const run = runBench({ ...options, ops: ['scan'], variants: ['nope'] }, { loaders });
     await expect(run).rejects.toThrow(UsageError);
-    await expect(run).rejects.toThrow(/--variant: unknown variant nope for --op scan \(cpu: sequential; piscina, gpujs, webgpu did not start/);
+    await expect(run).rejects.toThrow(/--variant: unknown variant nope for --op scan \(cpu: wasm-simd, sequential; piscina, gpujs, webgpu did not start/);
     expect(opened.every((b) => b.disposed)).toBe(true);
   });
 });

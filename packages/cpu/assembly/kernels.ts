@@ -441,3 +441,123 @@ export function stencilF64(src: usize, dst: usize, nx: i32, ny: i32, nz: i32, c0
     }
   }
 }
+
+// Prefix scans, in place. Each vector of elements is scanned with lane shifts (a tree of
+// log2(lanes) adds) and then offset by the running carry, so the only serial dependency is one
+// add and one broadcast per vector. Integers wrap mod 2^32 (i32 and u32 are the same bits);
+// f32 sums in f64 and rounds once per element, as the JavaScript kernel does.
+
+/** [0, v0, v1, v2]: the 32-bit lanes of `v` one lane up, zero shifted in. */
+// @ts-ignore: decorator
+@inline function up1x32(v: v128): v128 {
+  return i8x16.shuffle(i32x4.splat(0), v, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27);
+}
+
+/** [0, 0, v0, v1]. */
+// @ts-ignore: decorator
+@inline function up2x32(v: v128): v128 {
+  return i8x16.shuffle(i32x4.splat(0), v, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23);
+}
+
+/** v3 in every 32-bit lane. */
+// @ts-ignore: decorator
+@inline function last32(v: v128): v128 {
+  return i8x16.shuffle(v, v, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15);
+}
+
+/** [0, v0]: the 64-bit lanes of `v` one lane up. */
+// @ts-ignore: decorator
+@inline function up1x64(v: v128): v128 {
+  return i8x16.shuffle(i32x4.splat(0), v, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23);
+}
+
+/** v1 in both 64-bit lanes. */
+// @ts-ignore: decorator
+@inline function last64(v: v128): v128 {
+  return i8x16.shuffle(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
+/** [a1, b0]: the upper lane of `a`, then the lower of `b`. */
+// @ts-ignore: decorator
+@inline function straddle64(a: v128, b: v128): v128 {
+  return i8x16.shuffle(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23);
+}
+
+/** The last `count` elements of type `E` at `p`, one at a time, summed in `A`; returns the carry. */
+// @ts-ignore: decorator
+@inline function scanTail<E, A>(p: usize, count: i32, acc: A, exclusive: bool): A {
+  for (let i = 0; i < count; i++) {
+    const v = <A>load<E>(p);
+    if (exclusive) store<E>(p, <E>acc);
+    acc += v;
+    if (!exclusive) store<E>(p, <E>acc);
+    p += sizeof<E>();
+  }
+  return acc;
+}
+
+/**
+ * Scans `n` 32-bit integers at `p` in place, starting from `carry`; returns the carry after them.
+ * Inclusive: p[i] = carry + x0 + … + xi; exclusive: carry + x0 + … + x(i−1).
+ */
+export function scanI32(p: usize, n: i32, carry: i32, exclusive: bool): i32 {
+  let c = i32x4.splat(carry);
+  const end = p + ((<usize>(n & ~3)) << 2);
+  for (; p < end; p += 16) {
+    const v = v128.load(p);
+    let s = i32x4.add(v, up1x32(v));
+    s = i32x4.add(s, up2x32(s));
+    const total = i32x4.add(s, c);
+    v128.store(p, exclusive ? i32x4.add(up1x32(s), c) : total);
+    c = last32(total);
+  }
+  return scanTail<i32, i32>(p, n & 3, i32x4.extract_lane(c, 0), exclusive);
+}
+
+/** `scanI32` for f32 elements with an f64 carry: sums in f64, each output rounded once to f32. */
+export function scanF32(p: usize, n: i32, carry: f64, exclusive: bool): f64 {
+  let c = f64x2.splat(carry);
+  const end = p + ((<usize>(n & ~3)) << 2);
+  for (; p < end; p += 16) {
+    const v = v128.load(p);
+    const lo = f64x2.promote_low_f32x4(v);
+    const hi = f64x2.promote_low_f32x4(i8x16.shuffle(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15));
+    const lo2 = f64x2.add(lo, up1x64(lo));
+    const hi2 = f64x2.add(f64x2.add(hi, up1x64(hi)), last64(lo2));
+    const hiTotal = f64x2.add(hi2, c);
+    let a: v128, b: v128;
+    if (exclusive) {
+      a = f64x2.add(up1x64(lo), c);
+      b = f64x2.add(straddle64(lo2, hi2), c);
+    } else {
+      a = f64x2.add(lo2, c);
+      b = hiTotal;
+    }
+    // Both halves rounded to f32, in the lower 64 bits of each, then joined.
+    v128.store(p, i8x16.shuffle(f32x4.demote_f64x2_zero(a), f32x4.demote_f64x2_zero(b), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23));
+    c = last64(hiTotal);
+  }
+  return scanTail<f32, f64>(p, n & 3, f64x2.extract_lane(c, 0), exclusive);
+}
+
+/** `scanI32` for f64 elements, four per step (two vectors). */
+export function scanF64(p: usize, n: i32, carry: f64, exclusive: bool): f64 {
+  let c = f64x2.splat(carry);
+  const end = p + ((<usize>(n & ~3)) << 3);
+  for (; p < end; p += 32) {
+    const a = v128.load(p);
+    const b = v128.load(p, 16);
+    const a2 = f64x2.add(a, up1x64(a));
+    const b2 = f64x2.add(f64x2.add(b, up1x64(b)), last64(a2));
+    const bTotal = f64x2.add(b2, c);
+    if (exclusive) {
+      v128.store(p, f64x2.add(up1x64(a), c));
+      v128.store(p, f64x2.add(straddle64(a2, b2), c), 16);
+    } else {
+      v128.store(p, f64x2.add(a2, c));
+      v128.store(p, bTotal, 16);
+    }
+    c = last64(bTotal);
+  }
+  return scanTail<f64, f64>(p, n & 3, f64x2.extract_lane(c, 0), exclusive);
+}

@@ -3,14 +3,14 @@ import { createBackend, type Backend } from '@kernelkit/ops';
 import { conv2dOp } from './ops/conv2d.js';
 import { convLayerOp } from './ops/conv-layer.js';
 import { gridSearch } from './ops/grid-search.js';
-import { scan } from './ops/scan.js';
+import { scanOp } from './ops/scan.js';
 import { stencil3dOp } from './ops/stencil3d.js';
 import { wasmSupport } from './wasm/runtime.js';
 
 /**
- * The sequential CPU backend: one thread, typed arrays. conv2d, convLayer and stencil3d default
+ * The sequential CPU backend: one thread, typed arrays. conv2d, convLayer, stencil3d and scan default
  * to WebAssembly SIMD kernels (`wasm-simd`) where the runtime has WebAssembly SIMD, and offer
- * only the JavaScript kernels (`direct`) where it does not; `info.description` says which.
+ * only the JavaScript kernels (`direct`; `sequential` for scan) where it does not; `info.description` says which.
  * It never fails to start, so it is the last resort of every fallback chain.
  */
 export function createCpuBackend(): Backend {
@@ -28,7 +28,7 @@ export function createCpuBackend(): Backend {
       threads: 1,
       capabilities: { f64: true },
     },
-    ops: { conv2d: conv2dOp(simd), stencil3d: stencil3dOp(simd), scan, gridSearch, convLayer: convLayerOp(simd) },
+    ops: { conv2d: conv2dOp(simd), stencil3d: stencil3dOp(simd), scan: scanOp(simd), gridSearch, convLayer: convLayerOp(simd) },
     release: () => {},
   });
 }

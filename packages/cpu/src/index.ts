@@ -2,7 +2,7 @@ export { createCpuBackend } from './backend.js';
 // Range kernels, shared with the worker-pool backend so the math exists once.
 export { conv2dRows, conv2dRowsSimd, allFinite } from './kernels/conv2d.js';
 export { stencilStep, stencilStepSimd, stencilRunSimd } from './kernels/stencil3d.js';
-export { scanRange, sumRange, addCarry } from './kernels/scan.js';
+export { scanRange, scanRangeSimd, sumRange, addCarry } from './kernels/scan.js';
 export { convLayerPlanes, convLayerPlanesSimd, packWeights, packedLength } from './kernels/conv-layer.js';
 export type { ConvLayerDims } from './kernels/conv-layer.js';
 export { gridNaiveRange, gridPrunedRange, prefixCount } from './kernels/grid-search.js';

@@ -2,12 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AbortError } from '@kernelkit/core';
-import { validateConvLayer, validateStencil3d, verifyResult, type StencilBoundary } from '@kernelkit/ops';
+import { validateConvLayer, validateStencil3d, verifyResult, type ScanArray, type StencilBoundary } from '@kernelkit/ops';
 import {
   BAND_BYTES,
   conv2dRowsSimd,
   convLayerPlanesSimd,
   createCpuBackend,
+  scanRange,
+  scanRangeSimd,
   stencilStepSimd,
   wasmSupport,
   withKernels,
@@ -127,12 +129,53 @@ describe.runIf(simd !== undefined)('wasm-simd range kernels, in ragged ranges an
       expect(verifyResult('stencil3d', args, src), `${nx}×${ny}×${nz} ${dtype}`).toBeUndefined();
     }
   });
+  it('scan: every dtype, inclusive and exclusive, ragged ranges off the vector width, bands of one element, carries across them', () => {
+    const n = 203;
+    const ints = Uint32Array.from(random(n, 11), (v) => Math.floor((v + 1) * 2 ** 31));
+    const inputs: ScanArray[] = [ints, new Int32Array(ints.buffer), random(n, 12), Float64Array.from(random(n, 13), (v) => v * 1e6)];
+    for (const input of inputs) {
+      const dtype = input instanceof Uint32Array ? 'u32' : input instanceof Int32Array ? 'i32' : input instanceof Float32Array ? 'f32' : 'f64';
+      for (const exclusive of [false, true]) {
+        for (const bandBytes of [TINY_BANDS, 24, BAND_BYTES]) {
+          const initial = dtype === 'u32' ? 4e9 : dtype === 'i32' ? -7 : 0.25;
+          const want = new (input.constructor as new (n: number) => ScanArray)(n);
+          const got = new (input.constructor as new (n: number) => ScanArray)(n).fill(Number.NaN);
+          let a = initial;
+          let b = initial;
+          withKernels(simd!, (m) => {
+            for (const [r0, r1] of pieces(n, 9, bandBytes + n)) {
+              a = scanRange(input, want, r0, r1, a, exclusive, dtype);
+              b = scanRangeSimd(m, input, got, r0, r1, b, exclusive, dtype, bandBytes);
+            }
+          });
+          const label = `${dtype} exclusive=${exclusive} band=${bandBytes}`;
+          if (dtype === 'u32' || dtype === 'i32') {
+            expect(Array.from(got), label).toEqual(Array.from(want));
+            expect(b, label).toBe(a);
+          } else {
+            expect(verifyResult('scan', { input, exclusive, initial }, got), label).toBeUndefined();
+            expect(Math.abs(b - a), label).toBeLessThan(1e-6 * Math.abs(a) + 1e-9);
+          }
+        }
+      }
+    }
+  });
+
+  it('scan: in place (out is the input), from a subarray at an odd element offset', () => {
+    const base = random(1001, 21);
+    const input = base.subarray(1);
+    const want = new Float32Array(1000);
+    scanRange(input, want, 0, 1000, 0, false, 'f32');
+    withKernels(simd!, (m) => scanRangeSimd(m, input, input, 0, 1000, 0, false, 'f32', 64));
+    expect(Array.from(input)).toEqual(Array.from(want));
+  });
 });
 
 describe.runIf(simd !== undefined)('wasm-simd variants of the cpu backend', () => {
-  it('is the default for conv2d, convLayer and stencil3d, with direct after it', () => {
+  it('is the default for conv2d, convLayer, stencil3d and scan, with the JavaScript kernel after it', () => {
     const b = createCpuBackend();
     for (const op of ['conv2d', 'convLayer', 'stencil3d'] as const) expect(b.variants(op)).toEqual(['wasm-simd', 'direct']);
+    expect(b.variants('scan')).toEqual(['wasm-simd', 'sequential']);
     expect(b.info.description).toMatch(/WebAssembly .*SIMD/);
     void b.dispose();
   });
@@ -186,12 +229,12 @@ describe('without WebAssembly', () => {
       const b = createCpuBackend();
       const args = { input: new Float32Array(35).map((_, i) => i % 7), filter: new Float32Array(9).fill(0.5), height: 7, width: 5, k: 3 };
       const res = await b.conv2d(args);
-      console.log(JSON.stringify({ variants: b.variants('conv2d'), layer: b.variants('convLayer'), stencil: b.variants('stencil3d'), description: b.info.description, variant: res.variant, centre: res.data[17] }));
+      console.log(JSON.stringify({ variants: b.variants('conv2d'), layer: b.variants('convLayer'), stencil: b.variants('stencil3d'), scan: b.variants('scan'), description: b.info.description, variant: res.variant, centre: res.data[17] }));
       await b.dispose();`;
     const run = spawnSync(process.execPath, ['--jitless', '--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
     const got = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
-    expect(got).toMatchObject({ variants: ['direct'], layer: ['direct'], stencil: ['direct'], variant: 'direct' });
+    expect(got).toMatchObject({ variants: ['direct'], layer: ['direct'], stencil: ['direct'], scan: ['sequential'], variant: 'direct' });
     expect(got.description).toMatch(/JavaScript kernels only \(this runtime has no WebAssembly SIMD\)/);
     // Row 3, column 2 of the 7×5 image: 0.5 × the sum of its 3×3 neighbourhood.
     expect(got.centre).toBe(0.5 * (4 + 5 + 6 + 2 + 3 + 4 + 0 + 1 + 2));

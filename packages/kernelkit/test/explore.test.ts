@@ -64,7 +64,7 @@ const MODEL: CostModel = {
   backends: { cpu: cost('cpu', { fixedMs: 10 }), piscina: cost('piscina/default threads', { fixedMs: 20 }), webgpu: cost('webgpu/adapter', { fixedMs: 400 }) },
 };
 // Measured (the fakes run the CPU backend's variants): cpu 40, piscina 5; webgpu would be 1 but is predicted beyond 4 × the best measured.
-const DELAYS = { 'cpu/sequential': 40, 'piscina/sequential': 5, 'webgpu/sequential': 1, 'cpu/wasm-simd': 40, 'piscina/wasm-simd': 5 };
+const DELAYS = { 'cpu/wasm-simd': 40, 'piscina/wasm-simd': 5, 'webgpu/wasm-simd': 1 };
 
 const scanArgs = makeScanArgs({ n: 1000, dtype: 'u32' });
 
@@ -92,13 +92,13 @@ describe('measured choice (exploration)', () => {
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual(['warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'measured piscina', 'measured piscina']);
     expect(routes.slice(0, 4).every((r) => !r.settled)).toBe(true);
     const settled = routes[4]!;
-    expect(settled).toMatchObject({ settled: true, candidates: 3, runnerUp: { backend: 'cpu', variant: 'sequential' } });
+    expect(settled).toMatchObject({ settled: true, candidates: 3, runnerUp: { backend: 'cpu', variant: 'wasm-simd' } });
     expect(settled.measuredMs).toBeLessThan(settled.runnerUp!.measuredMs!);
-    expect(Object.keys(settled.trials ?? {}).sort()).toEqual(['cpu/sequential', 'piscina/sequential']);
+    expect(Object.keys(settled.trials ?? {}).sort()).toEqual(['cpu/wasm-simd', 'piscina/wasm-simd']);
     // webgpu, predicted 400 ms against 4 × the best measured (40 ms, then 5), never ran: not even as the default backend.
     expect(runs.filter((r) => r.startsWith('webgpu'))).toEqual([]);
     const note = (await k.scan(scanArgs)).notes?.[0];
-    expect(note).toMatch(/^routed to piscina\/sequential: measured \d+\.\d ms \(1 call\) over 2 trials, runner-up cpu\/sequential \d+\.\d ms \(1 call\)$/);
+    expect(note).toMatch(/^routed to piscina\/wasm-simd: measured \d+\.\d ms \(1 call\) over 2 trials, runner-up cpu\/wasm-simd \d+\.\d ms \(1 call\)$/);
     await k.dispose();
   });
 
@@ -142,26 +142,26 @@ describe('measured choice (exploration)', () => {
     expect(steps.slice(16, -1).every((s) => s === 'trial piscina')).toBe(true);
     expect(steps.at(-1)).toBe('measured piscina');
     const settled = routes.at(-1)!;
-    expect(settled.trialCalls!['cpu/sequential']).toBe(7);
+    expect(settled.trialCalls!['cpu/wasm-simd']).toBe(7);
     // Each piscina call takes a little over 5 ms: fifty would pass 250 ms, so TRIAL_MAX_CALLS (40) ends the trial.
-    const piscinaCalls = settled.trialCalls!['piscina/sequential']!;
+    const piscinaCalls = settled.trialCalls!['piscina/wasm-simd']!;
     expect(piscinaCalls).toBe(40);
     expect(routes.filter((r) => r.choice === 'trial' && r.backend === 'piscina')).toHaveLength(piscinaCalls);
     // The trial notes count the calls; the settled note gives each trial's.
-    expect(routes[5]!.trialCalls!['piscina/sequential']).toBe(2);
-    expect(formatRoute(routes[5]!)).toMatch(/^routed to piscina\/sequential: trial call 2, measured \d+\.\d ms, predicted 20\.0 ms \(exploring 3 candidates, 2 measured\)$/);
-    expect(formatRoute(settled)).toMatch(new RegExp(`^routed to piscina/sequential: measured \\d+\\.\\d ms \\(${piscinaCalls} calls\\) over 2 trials, runner-up cpu/sequential \\d+\\.\\d ms \\(7 calls\\)$`));
+    expect(routes[5]!.trialCalls!['piscina/wasm-simd']).toBe(2);
+    expect(formatRoute(routes[5]!)).toMatch(/^routed to piscina\/wasm-simd: trial call 2, measured \d+\.\d ms, predicted 20\.0 ms \(exploring 3 candidates, 2 measured\)$/);
+    expect(formatRoute(settled)).toMatch(new RegExp(`^routed to piscina/wasm-simd: measured \\d+\\.\\d ms \\(${piscinaCalls} calls\\) over 2 trials, runner-up cpu/wasm-simd \\d+\\.\\d ms \\(7 calls\\)$`));
     await k.dispose();
   });
 
   it('trialMaxCalls caps a trial whose calls never add up to trialMinMs', async () => {
-    const { loaders } = timedLoaders({ 'cpu/sequential': 8, 'piscina/sequential': 1 });
+    const { loaders } = timedLoaders({ 'cpu/wasm-simd': 8, 'piscina/wasm-simd': 1 });
     const k = await createKernels({ costModel: MODEL, explore: { factor: 4, trialMinMs: 60_000, trialMaxCalls: 3 } }, loaders, noEnv);
     const routes = await calls(k, 9);
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
       'warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'trial cpu', 'trial piscina', 'trial cpu', 'trial piscina', 'measured piscina',
     ]);
-    expect(routes[8]!.trialCalls).toEqual({ 'cpu/sequential': 3, 'piscina/sequential': 3 });
+    expect(routes[8]!.trialCalls).toEqual({ 'cpu/wasm-simd': 3, 'piscina/wasm-simd': 3 });
     await k.dispose();
   });
 
@@ -224,15 +224,15 @@ describe('measured choice (exploration)', () => {
     const choices = Object.values(file.machines[machineKey(machineIdentity())]!.choices)[0]!;
     expect(Object.values(choices).map((c) => c.backend)).toEqual(['piscina']);
     // A trial is kept as its time, work and calls (not each call's time).
-    expect(Object.values(choices)[0]).toMatchObject({ trials: { 'piscina/sequential': { calls: 1 }, 'cpu/sequential': { calls: 1 } } });
-    expect(Object.keys((Object.values(choices)[0] as unknown as { trials: Record<string, object> }).trials['piscina/sequential']!).sort()).toEqual(['calls', 'ms', 'work']);
+    expect(Object.values(choices)[0]).toMatchObject({ trials: { 'piscina/wasm-simd': { calls: 1 }, 'cpu/wasm-simd': { calls: 1 } } });
+    expect(Object.keys((Object.values(choices)[0] as unknown as { trials: Record<string, object> }).trials['piscina/wasm-simd']!).sort()).toEqual(['calls', 'ms', 'work']);
 
     const second = timedLoaders(DELAYS);
     const again = await createKernels({ costModel: MODEL, calibrationCache: path, explore: ONE }, second.loaders, noEnv);
     const r = await again.scan(scanArgs);
     expect(r.route).toMatchObject({ choice: 'measured', settled: true, backend: 'piscina' });
-    expect(r.notes?.[0]).toMatch(/^routed to piscina\/sequential: measured \d+\.\d ms \(1 call\) over 2 trials, runner-up cpu\/sequential \d+\.\d ms \(1 call\) \(from the cache\)$/);
-    expect(second.runs).toEqual(['piscina/sequential']);
+    expect(r.notes?.[0]).toMatch(/^routed to piscina\/wasm-simd: measured \d+\.\d ms \(1 call\) over 2 trials, runner-up cpu\/wasm-simd \d+\.\d ms \(1 call\) \(from the cache\)$/);
+    expect(second.runs).toEqual(['piscina/wasm-simd']);
     await again.dispose();
 
     // Without a cache path an injected model keeps its choices in memory only.
@@ -270,7 +270,7 @@ describe('measured choice (exploration)', () => {
     const uncounted = tmp();
     // Filed under the scan calls' key: were it read, they would go to cpu without exploring.
     const scanKey = routingKey(callShape('scan', OPS.scan.validate(scanArgs), 'array'), undefined);
-    const oldChoice = { backend: 'cpu', variant: 'sequential', trials: { 'cpu/sequential': { ms: 1, work: 1000 } } };
+    const oldChoice = { backend: 'cpu', variant: 'wasm-simd', trials: { 'cpu/wasm-simd': { ms: 1, work: 1000 } } };
     writeFileSync(uncounted, JSON.stringify({ version: CALIBRATION_FORMAT_VERSION, machines: { [machineKey(machineIdentity())]: { machine: machineIdentity(), backends: {}, choices: { [set]: { [scanKey]: oldChoice } } } } }));
     expect((await readCalibrationCache(uncounted)).note).toMatch(/ignored 1 malformed entry/);
     // A file of the format before (choices settled on two-call trials) is re-measured, without a warning.
@@ -295,7 +295,7 @@ describe('measured choice (exploration)', () => {
     const k = await createKernels({ costModel: MODEL, explore: false }, loaders, noEnv);
     const routes = await calls(k, 4);
     expect(routes.every((r) => r.choice === 'predicted' && r.settled && r.backend === 'cpu')).toBe(true);
-    expect(runs).toEqual(['cpu/sequential', 'cpu/sequential', 'cpu/sequential', 'cpu/sequential']);
+    expect(runs).toEqual(['cpu/wasm-simd', 'cpu/wasm-simd', 'cpu/wasm-simd', 'cpu/wasm-simd']);
     await k.dispose();
     const cases: [CreateKernelsOptions, string][] = [
       [{ explore: { factor: 0.5 } }, 'options.explore.factor'],

@@ -153,7 +153,7 @@ describe('createKernels', () => {
     expect((await k.gridSearch(grid, { variant: 'pruned' })).variant).toBe('pruned');
     // 'naive' is not a scan variant on cpu: the backend's default is used instead of an error.
     const s = await k.scan(makeScanArgs({ n: 5, dtype: 'u32' }));
-    expect(s.variant).toBe('sequential');
+    expect(s.variant).toBe('wasm-simd');
     expect(s.data.length).toBe(5);
     await k.dispose();
     expect(k.disposed).toBe(true);

@@ -38,7 +38,7 @@ describe('routing by predicted time (exploration off)', () => {
     expect(small.route).toMatchObject({ mode: 'auto', backend: 'cpu', runnerUp: { backend: 'piscina' } });
     expect(small.route.predictedMs).toBeCloseTo(6.4, 5);
     expect(small.route.runnerUp!.predictedMs).toBeCloseTo(6.6, 5);
-    expect(small.notes?.[0]).toMatch(/^routed to cpu\/sequential: predicted 6\.4 ms, runner-up piscina\/sequential 6\.6 ms/);
+    expect(small.notes?.[0]).toMatch(/^routed to cpu\/wasm-simd: predicted 6\.4 ms, runner-up piscina\/wasm-simd 6\.6 ms/);
     const big = await k.scan(makeScanArgs({ n: 870_000, dtype: 'u32' }));
     expect(big.route.backend).toBe('piscina');
     expect(big.data.length).toBe(870_000);

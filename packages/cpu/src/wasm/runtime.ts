@@ -30,6 +30,9 @@ export interface KernelExports {
   convLayer(inp: number, channels: number, height: number, width: number, weights: number, maps: number, k: number, bias: number, relu: number, out: number): void;
   stencilF32(src: number, dst: number, nx: number, ny: number, nz: number, c0: number, c1: number, copy: number, zStart: number, zEnd: number): void;
   stencilF64(src: number, dst: number, nx: number, ny: number, nz: number, c0: number, c1: number, copy: number, zStart: number, zEnd: number): void;
+  scanI32(p: number, n: number, carry: number, exclusive: number): number;
+  scanF32(p: number, n: number, carry: number, exclusive: number): number;
+  scanF64(p: number, n: number, carry: number, exclusive: number): number;
 }
 
 const PAGE = 65536;
