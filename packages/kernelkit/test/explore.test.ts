@@ -136,10 +136,13 @@ describe('measured choice (exploration)', () => {
     do routes.push((await k.scan(scanArgs)).route);
     while (!routes.at(-1)!.settled && routes.length < 80);
     const steps = routes.map((r) => `${r.choice} ${r.backend}`);
-    // cpu (40 ms a call) and piscina (5 ms) alternate once both are warm; after cpu's seventh piscina goes on alone.
-    expect(steps.slice(0, 4)).toEqual(['warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina']);
-    expect(steps.slice(4, 16)).toEqual(Array.from({ length: 12 }, (_, i) => (i % 2 ? 'trial piscina' : 'trial cpu')));
-    expect(steps.slice(16, -1).every((s) => s === 'trial piscina')).toBe(true);
+    // Turns of calls adding up to 50 ms: cpu (40 ms a call) two calls, piscina (a little over 5 ms) ten.
+    // cpu's seventh call passes 250 ms; piscina stops at 40 calls (TRIAL_MAX_CALLS).
+    const turn = (backend: string, n: number): string[] => Array.from({ length: n }, () => `trial ${backend}`);
+    expect(steps.slice(0, -1)).toEqual([
+      'warm-up cpu', ...turn('cpu', 2), 'warm-up piscina', ...turn('piscina', 10),
+      ...turn('cpu', 2), ...turn('piscina', 10), ...turn('cpu', 2), ...turn('piscina', 10), ...turn('cpu', 1), ...turn('piscina', 10),
+    ]);
     expect(steps.at(-1)).toBe('measured piscina');
     const settled = routes.at(-1)!;
     expect(settled.trialCalls!['cpu/wasm-simd']).toBe(7);
@@ -159,7 +162,7 @@ describe('measured choice (exploration)', () => {
     const k = await createKernels({ costModel: MODEL, explore: { factor: 4, trialMinMs: 60_000, trialMaxCalls: 3 } }, loaders, noEnv);
     const routes = await calls(k, 9);
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
-      'warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'trial cpu', 'trial piscina', 'trial cpu', 'trial piscina', 'measured piscina',
+      'warm-up cpu', 'trial cpu', 'trial cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'trial piscina', 'trial piscina', 'measured piscina',
     ]);
     expect(routes[8]!.trialCalls).toEqual({ 'cpu/wasm-simd': 3, 'piscina/wasm-simd': 3 });
     await k.dispose();
@@ -306,6 +309,8 @@ describe('measured choice (exploration)', () => {
       [{ explore: { trialMinMs: Infinity } }, 'options.explore.trialMinMs'],
       [{ explore: { trialMaxCalls: 0 } }, 'options.explore.trialMaxCalls'],
       [{ explore: { trialCalls: 4, trialMaxCalls: 3 } }, 'options.explore.trialMaxCalls'],
+      [{ explore: { trialRunMs: -5 } }, 'options.explore.trialRunMs'],
+      [{ explore: { trialRunMs: '50' as never } }, 'options.explore.trialRunMs'],
       [{ explore: 'yes' as never }, 'options.explore'],
       [{ backend: 'cpu', explore: true }, 'options.explore'],
     ];

@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { addTrialCall, decide, pickName, trialTime, type ExploreSettings, type MeasuredChoice, type Pick, type TrialRun } from '../src/router/explore.js';
+import { addTrialCall, decide, nextTurn, pickName, trialTime, type ExploreSettings, type MeasuredChoice, type Pick, type TrialRun, type Turn } from '../src/router/explore.js';
 
 /**
  * The router's exploring loop without backends or clocks: `decide` picks, a candidate's first
  * pick is its untimed warm-up (as Router.choose has it), and each later one is timed at
- * `callMs(name, i)` for its i-th timed call. Returns the steps up to the settled one.
+ * `callMs(name, i)` for its i-th timed call; turns are kept as Router does. Returns the steps up to the settled one.
  */
 function explore(ranked: readonly Pick[], callMs: (name: string, i: number) => number, s: ExploreSettings, work = 1000): { steps: string[]; trials: Map<string, TrialRun>; choice?: MeasuredChoice } {
   const trials = new Map<string, TrialRun>();
   const warm = new Set<string>();
   const steps: string[] = [];
+  let turn: Turn | undefined;
   for (let n = 0; n < 200; n++) {
-    const d = decide(ranked, trials, work, s)!;
+    const d = decide(ranked, trials, work, s, turn)!;
     const name = pickName(d.pick);
     if (d.kind !== 'explore') {
       steps.push(`${d.kind} ${name}`);
@@ -20,10 +21,13 @@ function explore(ranked: readonly Pick[], callMs: (name: string, i: number) => n
     if (!warm.has(name)) {
       warm.add(name);
       steps.push(`warm-up ${name}`);
+      turn = nextTurn(turn, name, undefined);
       continue;
     }
     const t = trials.get(name);
-    trials.set(name, addTrialCall(t, callMs(name, t?.calls ?? 0), work));
+    const ms = callMs(name, t?.calls ?? 0);
+    trials.set(name, addTrialCall(t, ms, work));
+    turn = nextTurn(turn, name, ms);
     steps.push(`trial ${name}`);
   }
   throw new Error('did not settle in 200 calls');
@@ -71,19 +75,24 @@ describe('trials', () => {
     expect(counts(explore(ranked, ms, { ...DEFAULTS, trialMaxCalls: 5 }).trials)).toEqual({ 'cpu/v': 5, 'piscina/v': 5 });
   });
 
-  it('candidates take turns: the next call goes to the open trial with the fewest timed calls', () => {
+  it('candidates take turns of calls adding up to trialRunMs; the next turn goes to another open trial, the one with the fewest timed ms', () => {
     const ranked = [pick('cpu', 10), pick('piscina', 20), pick('webgpu', 30)];
-    const { steps } = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': 20, 'webgpu/v': 5 }), { ...DEFAULTS, trialMinMs: 30 });
+    const { steps } = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': 20, 'webgpu/v': 5 }), { ...DEFAULTS, trialMinMs: 30, trialRunMs: 15 });
     expect(steps).toEqual([
-      'warm-up cpu/v', 'trial cpu/v',
+      // Turns of 15 ms: cpu's two 10 ms calls, piscina's one 20 ms call, webgpu's three 5 ms calls (a warm-up starts a turn and counts no ms).
+      'warm-up cpu/v', 'trial cpu/v', 'trial cpu/v',
       'warm-up piscina/v', 'trial piscina/v',
-      'warm-up webgpu/v', 'trial webgpu/v',
-      'trial cpu/v', 'trial piscina/v', 'trial webgpu/v',
-      // piscina's two calls add up to 40 ms: done. cpu's third makes 30 ms; webgpu needs six (30 ms).
-      'trial cpu/v', 'trial webgpu/v',
+      'warm-up webgpu/v', 'trial webgpu/v', 'trial webgpu/v', 'trial webgpu/v',
+      // webgpu has the fewest timed ms (15) but its turn just ended: cpu (20, before piscina in predicted
+      // order) takes it, and its third call completes its trial (30 ms).
+      'trial cpu/v',
       'trial webgpu/v', 'trial webgpu/v', 'trial webgpu/v',
+      'trial piscina/v',
       'settled webgpu/v',
     ]);
+    // trialRunMs 0: turns of one timed call (a warm-up and its first timed call share one).
+    const single = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': 20, 'webgpu/v': 5 }), { ...DEFAULTS, trialMinMs: 30, trialRunMs: 0 }).steps;
+    expect(single.slice(0, 9)).toEqual(['warm-up cpu/v', 'trial cpu/v', 'warm-up piscina/v', 'trial piscina/v', 'warm-up webgpu/v', 'trial webgpu/v', 'trial cpu/v', 'trial webgpu/v', 'trial cpu/v']);
   });
 
   it('settles on the fastest typical call: cold first calls and one lucky call do not decide', () => {

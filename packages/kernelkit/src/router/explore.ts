@@ -15,6 +15,13 @@ export const TRIAL_CALLS = 2;
 export const DEFAULT_TRIAL_MIN_MS = 250;
 /** The most timed calls one trial makes, however short they are: a microsecond call must not take thousands of calls to learn. */
 export const TRIAL_MAX_CALLS = 40;
+/**
+ * A candidate keeps the turn for timed calls adding up to this many ms before the next takes it.
+ * Turns of single calls ranked a worker pool low: its first calls after the calling thread has been
+ * busy with another candidate's run slower (threads idle, then woken), and call-by-call turns made
+ * every pool call such a first call, which settled calls back to back never are.
+ */
+export const DEFAULT_TRIAL_RUN_MS = 50;
 /** A candidate predicted slower than this per call gets no trial: learning must not cost a huge call on a slow backend. */
 export const DEFAULT_TRIAL_MAX_MS = 2000;
 
@@ -27,6 +34,21 @@ export interface ExploreSettings {
   readonly trialMinMs?: number;
   /** Timed calls a trial makes at most once it has `trialCalls` (default TRIAL_MAX_CALLS). */
   readonly trialMaxCalls?: number;
+  /** Timed ms a candidate's turn lasts (default DEFAULT_TRIAL_RUN_MS). */
+  readonly trialRunMs?: number;
+}
+
+/** The candidate whose turn it is for one key: its name (`pickName`), and the timed calls and ms of this turn so far. */
+export interface Turn {
+  readonly name: string;
+  readonly calls: number;
+  readonly ms: number;
+}
+
+/** `turn` after a call of `name`: a timed one of `ms`, or (undefined) a warm-up. */
+export function nextTurn(turn: Turn | undefined, name: string, ms: number | undefined): Turn {
+  const [calls, sum] = turn?.name === name ? [turn.calls, turn.ms] : [0, 0];
+  return ms === undefined ? { name, calls, ms: sum } : { name, calls: calls + 1, ms: sum + ms };
 }
 
 /** One backend and variant the router can send a call to, with its prediction for the call at hand. */
@@ -127,12 +149,13 @@ export type Decision =
  * timed after a warm-up) is predicted within `factor` of the best time measured so far (of the
  * best prediction before anything is measured), and whose call with start-up is predicted
  * under `trialMaxMs`, gets a trial (see trialComplete); the prediction's own pick always does,
- * since it runs anyway, and so does a candidate whose trial has begun. Candidates take turns: the next call goes to the open trial with the
- * fewest timed calls (the earlier in predicted order on a tie), so a slow phase of the machine
- * lands on every candidate's calls, not on one trial. With none open, the key settles on the
- * fastest measured.
+ * since it runs anyway, and so does a candidate whose trial has begun. Candidates take turns: the
+ * one on `turn` keeps it while its trial is open, until the turn has a timed call and its timed
+ * calls add up to `trialRunMs`; then the next turn goes to the open trial with the fewest timed ms (the earlier in
+ * predicted order on a tie), so a slow phase of the machine lands on every candidate's calls, not
+ * on one trial. With none open, the key settles on the fastest measured.
  */
-export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, TrialRun>, work: number, s: ExploreSettings): Decision | undefined {
+export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, TrialRun>, work: number, s: ExploreSettings, turn?: Turn): Decision | undefined {
   const best = ranked[0];
   if (best === undefined) return undefined;
   let reference = Infinity;
@@ -142,14 +165,22 @@ export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Tria
   }
   if (reference === Infinity) reference = best.predictedMs - best.startMs;
   const near = (p: Pick): boolean => p.predictedMs - p.startMs <= s.factor * reference && p.predictedMs <= s.trialMaxMs;
-  const callsOf = (p: Pick): number => trials.get(pickName(p))?.calls ?? 0;
+  const timedOf = (p: Pick): number => trials.get(pickName(p))?.timedMs ?? 0;
+  // A turn has at least one timed call, so a warm-up is always followed by its candidate's trial.
+  const keepTurn = turn !== undefined && (turn.calls === 0 || turn.ms < (s.trialRunMs ?? DEFAULT_TRIAL_RUN_MS));
   let next: Pick | undefined;
+  let owner: Pick | undefined;
   for (const [i, p] of ranked.entries()) {
     const t = trials.get(pickName(p));
     // A trial once begun runs to its end: its own fast calls must not push it out of the factor.
     if (trialComplete(t, s) || (i > 0 && t === undefined && !near(p))) continue;
-    if (next === undefined || callsOf(p) < callsOf(next)) next = p;
+    if (pickName(p) === turn?.name) {
+      if (keepTurn) return { kind: 'explore', pick: p };
+      owner = p;
+    } else if (next === undefined || timedOf(p) < timedOf(next)) next = p;
   }
+  // The turn passes to another open trial; the one whose turn ended goes on only when it is the last open.
+  next ??= owner;
   if (next !== undefined) return { kind: 'explore', pick: next };
   const choice = settle(ranked, trials, work);
   return choice === undefined ? { kind: 'predicted', pick: best } : choice;

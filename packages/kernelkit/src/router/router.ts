@@ -14,7 +14,7 @@ import type { ChildMessage, ChildRequest } from './calibrate-child.js';
 import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
-import { addTrialCall, decide, pickName, routingKey, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun } from './explore.js';
+import { addTrialCall, decide, nextTurn, pickName, routingKey, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn } from './explore.js';
 
 /**
  * How the call's backend was chosen. 'fixed': the one backend of route: 'fixed'. 'default': no
@@ -123,6 +123,8 @@ export class Router {
   private readonly warm = new Set<string>();
   /** Trials per routing key while it explores, by `backend/variant`. */
   private readonly trials = new Map<string, Map<string, TrialRun>>();
+  /** Whose turn it is per routing key while it explores (see `decide`). */
+  private readonly turns = new Map<string, Turn>();
   /** Settled routing keys: measured here, or read from the cache. */
   private readonly settled = new Map<string, MeasuredChoice & { readonly cached: boolean }>();
   /** Routed calls holding each backend, from before its start to the call's end: such a backend is never released. */
@@ -273,6 +275,7 @@ export class Router {
   private async forgetChoices(): Promise<void> {
     this.settled.clear();
     this.trials.clear();
+    this.turns.clear();
     if (!this.persistChoices) return;
     await this.writes;
     try {
@@ -478,7 +481,7 @@ export class Router {
     if (settled !== undefined && kept !== undefined) return { pick: kept, choice: 'measured', measured: settled };
     let trials = this.trials.get(key);
     if (trials === undefined) this.trials.set(key, (trials = new Map()));
-    const d = decide(ranked, trials, shape.work, explore)!;
+    const d = decide(ranked, trials, shape.work, explore, this.turns.get(key))!;
     if (d.kind === 'explore') return { pick: d.pick, choice: this.warm.has(`${pickName(d.pick)} ${key}`) ? 'trial' : 'warm-up' };
     if (d.kind === 'predicted') return { pick: d.pick, choice: 'predicted' };
     const choice = { ...d.choice, cached: false };
@@ -560,6 +563,7 @@ export class Router {
     if (choice === 'predicted') return { ...base, ...runnerUp, settled: true, reason: 'lowest predicted end-to-end time' };
     const trials = this.trials.get(key)!;
     if (choice === 'trial') trials.set(pickName(pick), addTrialCall(trials.get(pickName(pick)), ms, shape.work));
+    this.turns.set(key, nextTurn(this.turns.get(key), pickName(pick), choice === 'trial' ? ms : undefined));
     const tried = Object.fromEntries(trials);
     return {
       ...base, ...runnerUp, settled: false, trials: msOf(tried), trialCalls: callsOf(tried),
