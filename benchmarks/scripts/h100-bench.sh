@@ -10,5 +10,5 @@ bench() {
 # The seed report's parts, as every session runs them: conv2d and convLayer (with onnxruntime on 1 and
 # 16 threads), the other ops, and the router's rows alone.
 bench_conv() { bench conv 490 --op conv2d,convLayer --backend cpu,piscina,webgpu,onnxruntime,kernelkit --variant wasm-simd,auto,gemm,1t,16t,routed; }
-bench_rest() { bench rest 560 --op stencil3d,scan,gridSearch --backend cpu,piscina,webgpu,kernelkit --variant wasm-simd,sequential,two-pass,pruned,streamed,decoupled-subgroups,decoupled,routed; }
+bench_rest() { bench rest 560 --op stencil3d,scan,gridSearch --backend cpu,piscina,webgpu,kernelkit --variant wasm-simd,two-pass,pruned,streamed,decoupled-subgroups,decoupled,routed; }
 bench_router() { bench router 560 --op conv2d,convLayer,stencil3d,scan,gridSearch --backend kernelkit --no-floor; }
