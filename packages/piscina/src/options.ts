@@ -32,14 +32,15 @@ export interface ResolvedOptions {
  * (task messages, staging, promise turns) of about half a millisecond, and with two threads it
  * can win at best by half the work. conv2d, convLayer and stencil3d run WebAssembly kernels by
  * default, which do a millisecond of work in 2^23–2^25 units, so their thresholds are far higher
- * than those of scan and gridSearch (JavaScript kernels). The numbers come from ladders of sizes
- * run inline and pooled with two threads (`node apps/studies/dist/piscina/threshold.js
- * --threads 2`); on more cores the pool wins earlier, so they are conservative there.
+ * than gridSearch's (a JavaScript kernel). The numbers come from ladders of sizes run inline and
+ * pooled with two threads (`node apps/studies/dist/piscina/threshold.js --threads 2`); on more
+ * cores the pool wins earlier, so they are conservative there. Scan is the exception: its
+ * WebAssembly kernel inline beat the pool up to the ladder's top (2^21) on 16 threads too.
  */
 export const DEFAULT_INLINE_BELOW: Readonly<Record<OpName, number>> = {
   conv2d: 2 ** 24,
   stencil3d: 2 ** 21,
-  scan: 2 ** 18,
+  scan: 2 ** 21,
   gridSearch: 2 ** 16,
   convLayer: 2 ** 25,
 };

@@ -25,7 +25,7 @@ const CASES: { readonly [O in OpName]: readonly (() => Promise<unknown>)[] } = {
     async () => makeStencil3dArgs({ n: 64, steps: 16, boundary: 'copy' }),
     async () => makeStencil3dArgs({ n: 128, steps: 4, boundary: 'copy' }),
   ],
-  scan: [async () => makeScanArgs({ n: 2 ** 16, dtype: 'u32' }), async () => makeScanArgs({ n: 2 ** 19, dtype: 'u32' }), async () => makeScanArgs({ n: 2 ** 21, dtype: 'u32' })],
+  scan: [async () => makeScanArgs({ n: 2 ** 17, dtype: 'u32' }), async () => makeScanArgs({ n: 2 ** 22, dtype: 'u32' }), async () => makeScanArgs({ n: 2 ** 23, dtype: 'u32' })],
   gridSearch: [3, 4, 5].map((steps) => async () => reduceGrid(await readCs610Problem(CS610_GRID_PATH, CS610_DISP_PATH), steps)),
   convLayer: [
     async () => makeConvLayerArgs({ batch: 4, channels: 1, height: 86, width: 86, maps: 4, k: 7 }),

@@ -1,4 +1,4 @@
-import { addCarry, scanRange } from '@kernelkit/cpu';
+import { addCarry, scanRange, scanRangeSimd, wasmSupport, withKernels } from '@kernelkit/cpu';
 import { allocScanOutput, type OpImplementation, type ScanArray } from '@kernelkit/ops';
 import { split } from '../call.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
@@ -33,7 +33,10 @@ export function scanOp(env: Env): OpImplementation<'scan'> {
         const n = p.input.length;
         if (inline(env, 'scan', n)) {
           const out = ctx.out ?? allocScanOutput(p.input);
-          scanRange(p.input, out, 0, n, p.initial, p.exclusive, p.dtype);
+          // The cpu backend's default kernel: WebAssembly SIMD where the runtime has it.
+          const simd = wasmSupport();
+          if ('module' in simd) withKernels(simd, (w) => scanRangeSimd(w, p.input, out, 0, n, p.initial, p.exclusive, p.dtype));
+          else scanRange(p.input, out, 0, n, p.initial, p.exclusive, p.dtype);
           return { data: out, notes: [INLINE_NOTE] };
         }
         const call = newCall(env, 'scan', ctx.signal);
