@@ -26,6 +26,9 @@ type Ctor<T> = new (buffer: SharedArrayBuffer | number, byteOffset?: number, len
  * also waits for chunk i's own sum task, which must read the chunk before it is overwritten.
  */
 export function scanOp(env: Env): OpImplementation<'scan'> {
+  // Inline calls run the cpu backend's default kernel: WebAssembly SIMD where the runtime has it.
+  const s = wasmSupport();
+  const simd = 'module' in s ? s : undefined;
   return {
     defaultVariant: 'two-pass',
     variants: {
@@ -33,9 +36,7 @@ export function scanOp(env: Env): OpImplementation<'scan'> {
         const n = p.input.length;
         if (inline(env, 'scan', n)) {
           const out = ctx.out ?? allocScanOutput(p.input);
-          // The cpu backend's default kernel: WebAssembly SIMD where the runtime has it.
-          const simd = wasmSupport();
-          if ('module' in simd) withKernels(simd, (w) => scanRangeSimd(w, p.input, out, 0, n, p.initial, p.exclusive, p.dtype));
+          if (simd !== undefined) withKernels(simd, (w) => scanRangeSimd(w, p.input, out, 0, n, p.initial, p.exclusive, p.dtype));
           else scanRange(p.input, out, 0, n, p.initial, p.exclusive, p.dtype);
           return { data: out, notes: [INLINE_NOTE] };
         }
