@@ -36,7 +36,8 @@ export function buildProgram(): Command {
     .option('--out <dir>', 'write <machine>-<date>.json/.md and per-op SVGs')
     .option('--no-progress', 'no progress bar even on a terminal')
     .option('--no-floor', "skip the memory floor and compute ceiling probes (copy and fresh-output write speeds, the tables' \"vs floor\" column; the threads' multiply-add speed-up)")
-    .option('--in-process', 'run every backend in this process instead of one child process per backend (a WebGPU or WebAssembly row then slows the JavaScript rows after it)');
+    .option('--in-process', 'run every backend in this process instead of one child process per backend (a WebGPU or WebAssembly row then slows the JavaScript rows after it)')
+    .option('--rounds <n>', 'run each backend in n child processes, round-robin (every backend once, then again), and keep for each row the round with the median median; the report lists every round\'s median (a machine whose speed drifts, or a process that starts slow, then shows as spread instead of moving one row)', '1');
 }
 
 /** Unknown case ids, and --op/--case filters that leave no case, are usage errors. */
@@ -62,6 +63,8 @@ export function parseBenchArgs(argv: readonly string[], isTty: boolean): BenchOp
   const backends = choices<BenchBackend>('--backend', s('backend'), BENCH_BACKENDS) ?? [...BENCH_BACKENDS];
   const t = s('threads');
   const threads = t === undefined ? undefined : parseIntOption('--threads', t, 1, 1024);
+  const rounds = parseIntOption('--rounds', s('rounds') ?? '1', 1, 99);
+  if (rounds > 1 && o['inProcess'] === true) throw new UsageError('--rounds', 'needs one child process per backend; it cannot be used with --in-process');
   const variants = list(s('variant'));
   const cases = list(s('case'));
   if (variants?.length === 0) throw new UsageError('--variant', 'must not be empty');
@@ -83,5 +86,6 @@ export function parseBenchArgs(argv: readonly string[], isTty: boolean): BenchOp
     progress: isTty && o['progress'] !== false,
     inProcess: o['inProcess'] === true,
     floor: o['floor'] !== false,
+    ...(rounds > 1 ? { rounds } : {}),
   };
 }

@@ -61,7 +61,7 @@ async function main(): Promise<number> {
   };
   let report;
   try {
-    if (o.inProcess || o.backends.length === 1) {
+    if (o.inProcess || (o.backends.length === 1 && o.rounds === undefined)) {
       const isolation = send ? ONE_PROCESS_PER_BACKEND : o.inProcess ? undefined : 'one backend, run in the bench process itself';
       report = await runBench(o, { ...hooks, ...(send ? { referenceDir: referenceDir!, parentChecksVariants: true } : {}), ...(isolation ? { isolation } : {}) });
     } else {

@@ -7,7 +7,9 @@ import { benchOps, type BenchBackend } from './backends.js';
 import { benchCases } from './cases.js';
 import { runFloor } from './floor.js';
 import { machineInfo } from './machine.js';
-import { mergeReports } from './merge.js';
+import { withSpeedups } from './ladder.js';
+import { mergeReports, withoutSpeedups } from './merge.js';
+import { medianRounds } from './rounds.js';
 import { CHECK_POLICY, type RunHooks } from './run.js';
 import type { BackendStart, BenchOptions, BenchReport, Row } from './types.js';
 
@@ -89,7 +91,8 @@ export interface IsolatedHooks extends Pick<RunHooks, 'onRow' | 'onPartial'> {
 
 /**
  * Runs each backend of `o` in its own child process (`script` is the bench CLI, run with one
- * `--backend` and `--in-process`), the CPU backend first, and merges their reports. A child that
+ * `--backend` and `--in-process`), the CPU backend first, and merges their reports; with
+ * `o.rounds`, all of that again as many times, each row keeping its median round. A child that
  * dies keeps the rows it reported; the cases it did not reach become errored rows quoting its
  * stderr, and its backend an errored one.
  */
@@ -101,7 +104,9 @@ export async function runIsolated(o: BenchOptions, script: string, hooks: Isolat
   // Measured here, before any child runs, with the machine otherwise idle.
   const floor = await runFloor(o);
   const dir = await mkdtemp(join(tmpdir(), 'kernelkit-bench-'));
-  const parts: BenchReport[] = [];
+  const rounds = o.rounds ?? 1;
+  // Each round's reports, one per backend; a row keeps its median round (rounds.ts).
+  const roundParts: BenchReport[][] = [];
   let total = 0;
   // Partial reports are written one after another, never two at once to the same file.
   let writing: Promise<void> = Promise.resolve();
@@ -114,62 +119,71 @@ export async function runIsolated(o: BenchOptions, script: string, hooks: Isolat
     rows,
     wallMs: 0,
     checkPolicy: CHECK_POLICY,
-    ...(partial ? { partial: { rowsDone: rows.length, pairsPlanned: order.length * cases.length } } : {}),
+    ...(partial ? { partial: { rowsDone: rows.length, pairsPlanned: rounds * order.length * cases.length } } : {}),
   });
   const compose = (extra: BenchReport | undefined): BenchReport => {
-    const all = extra ? [...parts, extra] : parts;
+    const all = [...roundParts.flat(), ...(extra ? [extra] : [])];
     const merged = all.length ? mergeReports(all.map((report, i) => ({ name: `part ${i + 1}`, report }))) : base([], [], false);
     const { mergedFrom: _m, stoppedParts: _s, partial: _p, ...rest } = merged;
-    const rowsDone = rest.rows.length;
+    const rowsDone = roundParts.flat().reduce((n, p) => n + p.rows.length, 0) + (extra?.rows.length ?? 0);
+    // A row measured in several rounds keeps its median one; speed-ups are then worked out again among the kept rows.
+    const roundRows = roundParts.map((parts, i) => [...parts, ...(extra && i === roundParts.length - 1 ? [extra] : [])].flatMap((p) => p.rows));
+    const rows = rounds > 1 ? withSpeedups(medianRounds(roundRows).map(withoutSpeedups), rest.sequentialBaseline ?? {}) : rest.rows;
     return {
       ...rest,
+      rows,
       date,
       checkPolicy: CHECK_POLICY,
       isolation: ONE_PROCESS_PER_BACKEND,
       wallMs: performance.now() - t0,
-      ...(extra?.partial ? { partial: { rowsDone, pairsPlanned: order.length * cases.length } } : {}),
+      ...(extra?.partial ? { partial: { rowsDone, pairsPlanned: rounds * order.length * cases.length } } : {}),
       ...(floor ? { floor } : {}),
+      ...(rounds > 1 ? { rounds } : {}),
     };
   };
   try {
-    for (const name of order) {
-      const own = cases.filter((c) => benchOps(name, [c.op]).length > 0);
-      if (!own.length) {
-        parts.push(base([{ backend: name, status: 'skipped', reason: `has rows for ${benchOps(name, ['conv2d', 'stencil3d', 'scan', 'gridSearch', 'convLayer']).join(' and ')} only; none of those selected` }], [], false));
-        continue;
+    for (let round = 0; round < rounds; round++) {
+      const parts: BenchReport[] = [];
+      roundParts.push(parts);
+      for (const name of order) {
+        const own = cases.filter((c) => benchOps(name, [c.op]).length > 0);
+        if (!own.length) {
+          parts.push(base([{ backend: name, status: 'skipped', reason: `has rows for ${benchOps(name, ['conv2d', 'stencil3d', 'scan', 'gridSearch', 'convLayer']).join(' and ')} only; none of those selected` }], [], false));
+          continue;
+        }
+        const json = join(dir, `${name}.json`);
+        const live: Row[] = [];
+        const res = await runChild(
+          script,
+          childArgs(o, name, json),
+          dir,
+          (m) => {
+            if (m.kind === 'total') hooks.onTotal?.((total += m.total));
+            else {
+              live.push(m.row);
+              hooks.onRow?.(m.row);
+              const snapshot = compose(base([{ backend: name, status: 'ok' }], live, true));
+              writing = writing.then(() => hooks.onPartial?.(snapshot)).catch(() => {});
+            }
+          },
+          hooks.relayStderr ?? true,
+        );
+        await writing;
+        const report = await readReport(json);
+        if (res.code === 0 && report && !report.partial) {
+          parts.push(report);
+          continue;
+        }
+        if (res.code === 2 && !live.length) throw new UsageError('--backend', `the ${name} child refused its arguments: ${res.stderrTail}`);
+        const how = res.signal ? `was killed by ${res.signal}` : `exited with code ${res.code}`;
+        const why = `its child process ${how}${res.stderrTail ? `: ${res.stderrTail}` : ''}`;
+        const rows = report?.rows.length ? report.rows : live;
+        const reached = new Set(rows.map((r) => r.caseId));
+        const lost: Row[] = own.filter((c) => !reached.has(c.id)).map((c) => ({ status: 'errored', op: c.op, caseId: c.id, label: c.label, backend: name, variant: '*', message: why }));
+        for (const r of lost) hooks.onRow?.(r);
+        const started = report?.backends.find((b) => b.backend === name);
+        parts.push({ ...base([{ ...started, backend: name, status: 'errored', reason: why }], [...rows, ...lost], false), ...(report?.sequentialBaseline ? { sequentialBaseline: report.sequentialBaseline } : {}) });
       }
-      const json = join(dir, `${name}.json`);
-      const live: Row[] = [];
-      const res = await runChild(
-        script,
-        childArgs(o, name, json),
-        dir,
-        (m) => {
-          if (m.kind === 'total') hooks.onTotal?.((total += m.total));
-          else {
-            live.push(m.row);
-            hooks.onRow?.(m.row);
-            const snapshot = compose(base([{ backend: name, status: 'ok' }], live, true));
-            writing = writing.then(() => hooks.onPartial?.(snapshot)).catch(() => {});
-          }
-        },
-        hooks.relayStderr ?? true,
-      );
-      await writing;
-      const report = await readReport(json);
-      if (res.code === 0 && report && !report.partial) {
-        parts.push(report);
-        continue;
-      }
-      if (res.code === 2 && !live.length) throw new UsageError('--backend', `the ${name} child refused its arguments: ${res.stderrTail}`);
-      const how = res.signal ? `was killed by ${res.signal}` : `exited with code ${res.code}`;
-      const why = `its child process ${how}${res.stderrTail ? `: ${res.stderrTail}` : ''}`;
-      const rows = report?.rows.length ? report.rows : live;
-      const reached = new Set(rows.map((r) => r.caseId));
-      const lost: Row[] = own.filter((c) => !reached.has(c.id)).map((c) => ({ status: 'errored', op: c.op, caseId: c.id, label: c.label, backend: name, variant: '*', message: why }));
-      for (const r of lost) hooks.onRow?.(r);
-      const started = report?.backends.find((b) => b.backend === name);
-      parts.push({ ...base([{ ...started, backend: name, status: 'errored', reason: why }], [...rows, ...lost], false), ...(report?.sequentialBaseline ? { sequentialBaseline: report.sequentialBaseline } : {}) });
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

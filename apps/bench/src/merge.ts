@@ -24,6 +24,13 @@ export function mergeRows<R>(lists: readonly (readonly R[])[], key: (r: R) => st
   return [...rows.values()];
 }
 
+/** A row without its speed-ups, to be worked out again among the rows it now stands with. */
+export function withoutSpeedups(r: Row): Row {
+  if (r.status !== 'ok') return r;
+  const { speedupVsSequential: _s, speedupVsPrevious: _p, ...rest } = r;
+  return rest as Row;
+}
+
 /**
  * Joins the parts of one machine's run that had to be split (a 10-minute GPU-host call each)
  * into one report. Refuses parts from different workloads or hosts: speed-ups across machines
@@ -53,11 +60,7 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
   const floor = parts.findLast((p) => p.report.floor !== undefined)?.report.floor;
   const isolation = [...new Set(parts.flatMap((p) => (p.report.isolation === undefined ? [] : [p.report.isolation])))];
   const partial = [...new Set(parts.flatMap((p) => [...stoppedOf(p.report), ...(p.report.partial !== undefined ? [p.name] : [])]))];
-  const stripped = mergeRows(parts.map((p) => p.report.rows), rowKey).map((r) => {
-    if (r.status !== 'ok') return r;
-    const { speedupVsSequential: _s, speedupVsPrevious: _p, ...rest } = r;
-    return rest as Row;
-  });
+  const stripped = mergeRows(parts.map((p) => p.report.rows), rowKey).map(withoutSpeedups);
   return {
     schema: 'kernelkit-bench/1',
     date: parts.map((p) => p.report.date).sort()[0]!,

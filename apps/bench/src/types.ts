@@ -25,6 +25,8 @@ export interface BenchOptions {
   readonly inProcess?: boolean;
   /** Measure the machine's memory floor for the report (default true; `--no-floor` skips it). */
   readonly floor?: boolean;
+  /** Child processes per backend, run round-robin; each row keeps its median round (default 1). */
+  readonly rounds?: number;
 }
 
 export interface Stats {
@@ -73,6 +75,8 @@ export type Row =
       /** How the result was checked before timing. */
       readonly check: string;
       readonly notes?: readonly string[];
+      /** With `--rounds`: the median of every round that measured this row, in round order (the row is the median one). */
+      readonly roundMediansMs?: readonly number[];
     })
   | (RowKey & { readonly status: 'errored'; readonly message: string })
   | (RowKey & { readonly status: 'skipped'; readonly reason: string });
@@ -116,4 +120,6 @@ export interface BenchReport {
   readonly stoppedParts?: readonly string[];
   /** The machine's memory floor, measured once in this run (absent with `--no-floor` and in older reports). */
   readonly floor?: MemoryFloor;
+  /** With `--rounds`: how many child processes each backend ran in, round-robin. */
+  readonly rounds?: number;
 }

@@ -14,6 +14,8 @@ describe('argument errors', () => {
     [['--backend', 'cuda'], '--backend'],
     [['--threads', 'two'], '--threads'],
     [['--threads', '0'], '--threads'],
+    [['--rounds', '0'], '--rounds'],
+    [['--rounds', '3', '--in-process'], '--rounds'],
   ])('%j names the option', (args, name) => {
     expect(() => parseBenchArgs(args, false)).toThrow(UsageError);
     expect(() => parseBenchArgs(args, false)).toThrow(name);
