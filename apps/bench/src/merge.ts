@@ -59,6 +59,8 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
   // One probe per run; of several, the last part's (the latest measurement of this machine).
   const floor = parts.findLast((p) => p.report.floor !== undefined)?.report.floor;
   const isolation = [...new Set(parts.flatMap((p) => (p.report.isolation === undefined ? [] : [p.report.isolation])))];
+  // Parts run with different --rounds keep the figure per row only (its list of round medians).
+  const rounds = [...new Set(parts.map((p) => p.report.rounds ?? 1))];
   const partial = [...new Set(parts.flatMap((p) => [...stoppedOf(p.report), ...(p.report.partial !== undefined ? [p.name] : [])]))];
   const stripped = mergeRows(parts.map((p) => p.report.rows), rowKey).map(withoutSpeedups);
   return {
@@ -77,5 +79,6 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
     mergedFrom: parts.map((p) => p.name),
     ...(partial.length ? { stoppedParts: partial } : {}),
     ...(floor ? { floor } : {}),
+    ...(rounds.length === 1 && rounds[0]! > 1 ? { rounds: rounds[0]! } : {}),
   };
 }

@@ -52,6 +52,20 @@ describe('partial reports and merging', () => {
     expect(first.status === 'ok' && later?.status === 'ok' && first.stats).toEqual(later?.status === 'ok' && later.stats);
   });
 
+  it('keeps the rounds of parts all run with the same --rounds, and only then', async () => {
+    const a = await runBench(base, { loaders });
+    const b = await runBench({ ...base, ops: ['conv2d'] }, { loaders });
+    const both = (ra?: number, rb?: number) =>
+      mergeReports([
+        { name: 'a.json', report: { ...a, ...(ra ? { rounds: ra } : {}) } },
+        { name: 'b.json', report: { ...b, ...(rb ? { rounds: rb } : {}) } },
+      ]).rounds;
+    expect(both(3, 3)).toBe(3);
+    expect(both(3, 5)).toBeUndefined();
+    expect(both(3, undefined)).toBeUndefined();
+    expect(both()).toBeUndefined();
+  });
+
   it('refuses parts from another workload or another machine, naming the file', async () => {
     const a = await runBench(base, { loaders });
     expect(() => mergeReports([])).toThrow(/no reports/);
