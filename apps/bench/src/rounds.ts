@@ -6,7 +6,8 @@ const rowKey = (r: Row): string => `${r.op}\u0000${r.caseId}\u0000${r.backend}\u
  * One row per backend × case × variant out of several rounds of the same run: of the rounds that
  * measured it, the one whose median is the median of their medians (the lower middle for an even
  * count), whole, so every figure in the row comes from one process. `roundMediansMs` lists the
- * median of every round that measured it, in round order. A row no round measured keeps its last round's error or skip.
+ * median of every round that measured it, in round order, and the router's rows `roundRoutes`
+ * where each of those rounds sent its calls. A row no round measured keeps its last round's error or skip.
  * Rows come in the order they first appeared.
  */
 export function medianRounds(rounds: readonly (readonly Row[])[]): Row[] {
@@ -24,6 +25,8 @@ export function medianRounds(rounds: readonly (readonly Row[])[]): Row[] {
     if (!ok.length) return all[all.length - 1]!;
     const sorted = [...ok].sort((a, b) => a.stats.medianMs - b.stats.medianMs);
     const middle = sorted[Math.floor((sorted.length - 1) / 2)]!;
-    return ok.length === 1 ? middle : { ...middle, roundMediansMs: ok.map((r) => r.stats.medianMs) };
+    if (ok.length === 1) return middle;
+    const routes = ok.every((r) => r.routedTo !== undefined) ? { roundRoutes: ok.map((r) => r.routedTo!) } : {};
+    return { ...middle, roundMediansMs: ok.map((r) => r.stats.medianMs), ...routes };
   });
 }

@@ -265,6 +265,7 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
       ...(resident?.medianMs === undefined ? {} : { residentMedianMs: resident.medianMs, residentThroughput: { value: perSec(resident.medianMs), unit: c.unit } }),
       throughput: { value: perSec(m.stats.medianMs), unit: c.unit },
       check: how,
+      ...(name === ROUTER && last.route?.backend !== undefined ? { routedTo: `${last.route.backend}/${last.route.variant ?? ''}` } : {}),
       // The router's warm call says where the timed calls went (its first may have weighed a backend's start-up).
       ...(notes.length ? { notes } : {}),
     };

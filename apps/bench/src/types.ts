@@ -75,8 +75,12 @@ export type Row =
       /** How the result was checked before timing. */
       readonly check: string;
       readonly notes?: readonly string[];
+      /** The router's rows: the backend/variant its timed calls went to. */
+      readonly routedTo?: string;
       /** With `--rounds`: the median of every round that measured this row, in round order (the row is the median one). */
       readonly roundMediansMs?: readonly number[];
+      /** With `--rounds`, the router's rows: where each round's timed calls went, in round order. */
+      readonly roundRoutes?: readonly string[];
     })
   | (RowKey & { readonly status: 'errored'; readonly message: string })
   | (RowKey & { readonly status: 'skipped'; readonly reason: string });

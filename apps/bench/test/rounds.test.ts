@@ -22,6 +22,14 @@ describe('rounds', () => {
     expect(four).toMatchObject({ stats: { medianMs: 6 }, roundMediansMs: [5, 9, 7, 6] });
   });
 
+  it("lists where each round of a router row sent its calls, in the 'rounds' column too", () => {
+    const routed = (medianMs: number, routedTo: string): Row => ({ ...ok('cpu', medianMs), backend: 'kernelkit', variant: 'routed', routedTo }) as Row;
+    const [row] = medianRounds([[routed(5, 'piscina/wasm-simd')], [routed(9, 'webgpu/gemm')], [routed(7, 'piscina/wasm-simd')]]);
+    expect(row).toMatchObject({ stats: { medianMs: 7 }, routedTo: 'piscina/wasm-simd', roundRoutes: ['piscina/wasm-simd', 'webgpu/gemm', 'piscina/wasm-simd'] });
+    const md = formatMarkdown({ schema: 'kernelkit-bench/1', date: '2026-11-24', workload: 'tiny', machine: { cpu: 'x', cores: 2, memoryGiB: 1, os: 'x', node: 'x', hostname: 'x' }, backends: [], rows: [row!], wallMs: 1, checkPolicy: 'x', rounds: 3 });
+    expect(md).toContain('| 7.000 ms | 5.000 ms (piscina/wasm-simd) · 9.000 ms (webgpu/gemm) · 7.000 ms (piscina/wasm-simd) |');
+  });
+
   it('leaves out rounds that did not measure a row, and keeps the last error of a row no round measured', () => {
     const rows = medianRounds([[ok('cpu', 5), errored('piscina', 'first')], [errored('cpu', 'crash'), errored('piscina', 'second')], [ok('cpu', 8)]]);
     expect(rows[0]).toMatchObject({ status: 'ok', stats: { medianMs: 5 }, roundMediansMs: [5, 8] });

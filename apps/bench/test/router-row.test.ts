@@ -36,3 +36,17 @@ describe("the kernelkit row's exploration before timing", () => {
     expect(b.calls).toBe(most);
   });
 });
+
+describe("the kernelkit row's route", () => {
+  it('says which backend and variant its timed calls went to', async () => {
+    const { createCpuBackend } = await import('@kernelkit/cpu');
+    const { runBench } = await import('../src/run.js');
+    const unused = async (): Promise<never> => {
+      throw new Error('only the cpu backend runs in this test');
+    };
+    const loaders = { cpu: async () => createCpuBackend(), piscina: unused, webgpu: unused, gpujs: unused };
+    const r = await runBench({ workload: 'tiny', ops: ['scan'], cases: ['scan-10k-u32'], backends: ['kernelkit'], progress: false, floor: false }, { loaders });
+    const row = r.rows.find((x) => x.backend === 'kernelkit');
+    expect(row?.status === 'ok' && row.routedTo).toBe(`cpu/${createCpuBackend().variants('scan')[0]}`);
+  }, 120_000);
+});

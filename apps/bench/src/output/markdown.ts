@@ -26,7 +26,7 @@ export function formatMarkdown(r: BenchReport): string {
     ...(r.partial ? [`**Partial**: ${r.partial.rowsDone} rows measured of ${r.partial.pairsPlanned} backend × case pairs planned; the run was still going (or was stopped) when this was written.`, ''] : []),
     ...(r.mergedFrom ? [`Merged from ${r.mergedFrom.length} runs on this machine: ${r.mergedFrom.join(', ')}.`, ''] : []),
     ...(r.isolation ? [`Isolation: ${r.isolation}.`, ''] : []),
-    ...(r.rounds ? [`Rounds: each backend ran in ${r.rounds} child processes, round-robin (every backend once, then again); each row is the round with the median median, whole, and "rounds" lists the median of every round that measured it, in order.`, ''] : []),
+    ...(r.rounds ? [`Rounds: each backend ran in ${r.rounds} child processes, round-robin (every backend once, then again); each row is the round with the median median, whole, and "rounds" lists the median of every round that measured it, in order (for the router, with where that round sent its calls).`, ''] : []),
     `Correctness: ${r.checkPolicy}`,
     '',
     'Times are medians of sequential runs (tinybench; rows over the single-shot bound (1.5 s small, 5 s seed) are timed once: samples = 1, the checked first run when it alone is over the bound); "first call" is the cold first run (pipeline compiles, pool warm-up); "kernel" is the backend-reported compute time where it has one (WebGPU: timestamps around the call\'s passes, right after the call\'s own upload; big batches in chunks sum their chunks\' passes; resident back-to-back times: apps/studies/dist/webgpu/steady.js); speed-ups are of medians, over the sequential CPU backend and over the previous variant of the same backend (simplest first).',
@@ -56,7 +56,7 @@ export function formatMarkdown(r: BenchReport): string {
         const cells = [
           x.label, `${x.backend}${x.software ? ' (software)' : ''}`, `${x.variant}${notes.marker(x)}`, fmtMs(x.stats.medianMs),
           ...(floor ? [fmtFloor(x, floor)] : []),
-          ...(rounds ? [(x.roundMediansMs ?? []).map(fmtMs).join(' · ')] : []),
+          ...(rounds ? [(x.roundMediansMs ?? []).map((ms, i) => fmtMs(ms) + (x.roundRoutes ? ` (${x.roundRoutes[i]})` : '')).join(' · ')] : []),
           ...(transfers ? [withRate(x.residentMedianMs, x.residentThroughput?.value), kernel, optMs(x.uploadMedianMs), optMs(x.readbackMedianMs), ...spread] : [...spread, kernel]),
           fmtX(x.speedupVsSequential), x.speedupVsPrevious ? `${fmtX(x.speedupVsPrevious.value)} over ${x.speedupVsPrevious.over}` : '',
         ];
