@@ -7,7 +7,8 @@ const STOPPED = / ?Parts stopped before their end \(([^)]*)\): (.+?)\.(?= |$)/g;
 /** The stopped parts a report already carries: its field, or (reports merged before the field existed) its note. */
 const stoppedOf = (r: BenchReport): string[] => [...(r.stoppedParts ?? [...r.checkPolicy.matchAll(STOPPED)].flatMap((m) => m[2]!.split(', ')))];
 
-const rowKey = (r: Row): string => `${r.op}\u0000${r.caseId}\u0000${r.backend}\u0000${r.variant}`;
+/** A row's identity across runs and rounds: op, case, backend and variant. */
+export const rowKey = (r: Row): string => `${r.op}\u0000${r.caseId}\u0000${r.backend}\u0000${r.variant}`;
 
 /**
  * Rows of several runs as one list: a row whose `key` comes again is replaced by the later one,

@@ -1,6 +1,5 @@
+import { rowKey } from './merge.js';
 import type { Row } from './types.js';
-
-const rowKey = (r: Row): string => `${r.op}\u0000${r.caseId}\u0000${r.backend}\u0000${r.variant}`;
 
 /**
  * One row per backend × case × variant out of several rounds of the same run: of the rounds that
