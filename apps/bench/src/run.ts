@@ -278,8 +278,9 @@ type Timed = CallOutput['timing'];
 
 /**
  * The router's first calls of a case explore (a warm-up and a trial per candidate near the
- * best): they are made here, before the row's first call, so the row times the settled choice.
- * At most 1 + TRIAL_MAX_CALLS calls per candidate (its warm-up and longest trial) and two more. Returns the note saying what exploring took.
+ * best, and a close race run again back to back): they are made here, before the row's first call,
+ * so the row times the settled choice. At most 1 + TRIAL_MAX_CALLS calls per candidate (its warm-up
+ * and longest trial), as many for each of a close race's two, and two more. Returns the note saying what exploring took.
  */
 export async function settleRouter(b: Contender, op: OpName, args: OpArgs<OpName>): Promise<string> {
   const t0 = performance.now();
@@ -288,7 +289,7 @@ export async function settleRouter(b: Contender, op: OpName, args: OpArgs<OpName
   do {
     route = (await call(b, op, args, {})).route;
     calls++;
-  } while (route !== undefined && !route.settled && calls < (1 + TRIAL_MAX_CALLS) * (route.candidates ?? 1) + 2);
+  } while (route !== undefined && !route.settled && calls < (1 + TRIAL_MAX_CALLS) * ((route.candidates ?? 1) + 2) + 2);
   const trials = Object.entries(route?.trials ?? {}).map(([name, ms]) => `${name} ${ms.toFixed(1)} ms${route?.trialCalls?.[name] === undefined ? '' : ` (${route.trialCalls[name]} calls)`}`);
   const state = route === undefined || route.settled ? 'settled' : 'not settled';
   return `router ${state} after ${calls} call${calls === 1 ? '' : 's'} (${((performance.now() - t0) / 1000).toFixed(1)} s)${trials.length ? `; trials: ${trials.join(', ')}` : ''}`;

@@ -11,7 +11,7 @@ import { readResolveOptions, resolveBackend, type ResolveOptions } from './resol
 import type { CostModel } from './router/cost-model.js';
 import type { CalibrationProgress } from './router/calibrate.js';
 import { Router, type CalibrationReport, type RouteInfo } from './router/router.js';
-import { DEFAULT_EXPLORE_FACTOR, DEFAULT_TRIAL_MAX_MS, DEFAULT_TRIAL_MIN_MS, DEFAULT_TRIAL_RUN_MS, TRIAL_CALLS, TRIAL_MAX_CALLS, type ExploreSettings } from './router/explore.js';
+import { DEFAULT_CLOSE_RACE, DEFAULT_EXPLORE_FACTOR, DEFAULT_TRIAL_MAX_MS, DEFAULT_TRIAL_MIN_MS, DEFAULT_TRIAL_RUN_MS, TRIAL_CALLS, TRIAL_MAX_CALLS, type ExploreSettings } from './router/explore.js';
 
 export type RouteMode = 'auto' | 'fixed';
 const ROUTE_MODES: readonly RouteMode[] = ['auto', 'fixed'];
@@ -46,10 +46,11 @@ export interface CreateKernelsOptions extends ResolveOptions {
    * `trialMaxMs` (default 2000): at least `trialCalls` (default 2) timed calls, and more until they
    * add up to `trialMinMs` (default 250) or number `trialMaxCalls` (default 40), the candidates taking
    * turns of calls adding up to `trialRunMs` (default 50); the median of the fastest half of a trial's later half of calls counts. Later calls go to the fastest
-   * measured, which the cache keeps.
+   * measured, which the cache keeps. When the runner-up measured within `closeRace` (default 1.5) of
+   * the fastest, the two are timed again back to back (as a trial's calls) before the key settles.
    * false: every call goes where predicted.
    */
-  readonly explore?: boolean | { readonly factor?: number; readonly trialMaxMs?: number; readonly trialCalls?: number; readonly trialMinMs?: number; readonly trialMaxCalls?: number; readonly trialRunMs?: number };
+  readonly explore?: boolean | { readonly factor?: number; readonly trialMaxMs?: number; readonly trialCalls?: number; readonly trialMinMs?: number; readonly trialMaxCalls?: number; readonly trialRunMs?: number; readonly closeRace?: number };
 }
 
 export interface CalibrateKernelsOptions {
@@ -124,12 +125,12 @@ function readOptions(options: CreateKernelsOptions, env: NodeJS.ProcessEnv): Rou
 function readExplore(explore: CreateKernelsOptions['explore']): ExploreSettings | undefined {
   if (explore === false) return undefined;
   if (explore === undefined || explore === true) {
-    return { factor: DEFAULT_EXPLORE_FACTOR, trialMaxMs: DEFAULT_TRIAL_MAX_MS, trialCalls: TRIAL_CALLS, trialMinMs: DEFAULT_TRIAL_MIN_MS, trialMaxCalls: TRIAL_MAX_CALLS, trialRunMs: DEFAULT_TRIAL_RUN_MS };
+    return { factor: DEFAULT_EXPLORE_FACTOR, trialMaxMs: DEFAULT_TRIAL_MAX_MS, trialCalls: TRIAL_CALLS, trialMinMs: DEFAULT_TRIAL_MIN_MS, trialMaxCalls: TRIAL_MAX_CALLS, trialRunMs: DEFAULT_TRIAL_RUN_MS, closeRace: DEFAULT_CLOSE_RACE };
   }
   if (typeof explore !== 'object' || explore === null) {
-    throw new InvalidArgumentError('options.explore', `expected a boolean or { factor, trialMaxMs, trialCalls, trialMinMs, trialMaxCalls, trialRunMs }, got ${JSON.stringify(explore)}`);
+    throw new InvalidArgumentError('options.explore', `expected a boolean or { factor, trialMaxMs, trialCalls, trialMinMs, trialMaxCalls, trialRunMs, closeRace }, got ${JSON.stringify(explore)}`);
   }
-  const { factor = DEFAULT_EXPLORE_FACTOR, trialMaxMs = DEFAULT_TRIAL_MAX_MS, trialCalls = TRIAL_CALLS, trialMinMs = DEFAULT_TRIAL_MIN_MS, trialRunMs = DEFAULT_TRIAL_RUN_MS } = explore;
+  const { factor = DEFAULT_EXPLORE_FACTOR, trialMaxMs = DEFAULT_TRIAL_MAX_MS, trialCalls = TRIAL_CALLS, trialMinMs = DEFAULT_TRIAL_MIN_MS, trialRunMs = DEFAULT_TRIAL_RUN_MS, closeRace = DEFAULT_CLOSE_RACE } = explore;
   // A smaller trialCalls with the default cap keeps the cap above it.
   const trialMaxCalls = explore.trialMaxCalls ?? Math.max(TRIAL_MAX_CALLS, typeof trialCalls === 'number' ? trialCalls : 0);
   if (typeof factor !== 'number' || !Number.isFinite(factor) || factor < 1) throw new InvalidArgumentError('options.explore.factor', `expected a number >= 1, got ${JSON.stringify(factor)}`);
@@ -148,7 +149,10 @@ function readExplore(explore: CreateKernelsOptions['explore']): ExploreSettings 
   if (typeof trialRunMs !== 'number' || !Number.isFinite(trialRunMs) || trialRunMs < 0) {
     throw new InvalidArgumentError('options.explore.trialRunMs', `expected a number of ms >= 0, got ${JSON.stringify(trialRunMs)}`);
   }
-  return { factor, trialMaxMs, trialCalls, trialMinMs, trialMaxCalls, trialRunMs };
+  if (typeof closeRace !== 'number' || !Number.isFinite(closeRace) || closeRace < 1) {
+    throw new InvalidArgumentError('options.explore.closeRace', `expected a number >= 1, got ${JSON.stringify(closeRace)}`);
+  }
+  return { factor, trialMaxMs, trialCalls, trialMinMs, trialMaxCalls, trialRunMs, closeRace };
 }
 
 function kernelsOf(

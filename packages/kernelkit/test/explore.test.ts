@@ -35,10 +35,10 @@ let clockOffset = 0;
 
 /**
  * Fake backends (the CPU backend under other names) whose calls take `delays[backend/variant]`
- * virtual ms on top of their real (tiny) work, so measured times are the test's to choose.
- * `runs` logs every call as `backend/variant`.
+ * virtual ms on top of their real (tiny) work, or `delays(backend/variant, the call before's)`,
+ * so measured times are the test's to choose. `runs` logs every call as `backend/variant`.
  */
-function timedLoaders(delays: Readonly<Record<string, number>>): { loaders: BackendLoaders; runs: string[] } {
+function timedLoaders(delays: Readonly<Record<string, number>> | ((name: string, previous: string | undefined) => number)): { loaders: BackendLoaders; runs: string[] } {
   const { loaders } = fakeLoaders({ webgpu: { ok: true }, piscina: { ok: true }, cpu: { ok: true } }, { available: true, software: false });
   const runs: string[] = [];
   const timed = (name: BackendName): BackendLoaders[BackendName] => async (o) => {
@@ -48,8 +48,8 @@ function timedLoaders(delays: Readonly<Record<string, number>>): { loaders: Back
       const inner = ops[op];
       ops[op] = async (a: unknown, opts?: Record<string, unknown>) => {
         const v = (opts?.['variant'] as string | undefined) ?? CPU_VARIANTS[op][0]!;
+        clockOffset += typeof delays === 'function' ? delays(`${name}/${v}`, runs.at(-1)) : delays[`${name}/${v}`] ?? 0;
         runs.push(`${name}/${v}`);
-        clockOffset += delays[`${name}/${v}`] ?? 0;
         return inner(a, v === 'auto' ? { ...opts, variant: undefined } : opts);
       };
     }
@@ -99,6 +99,54 @@ describe('measured choice (exploration)', () => {
     expect(runs.filter((r) => r.startsWith('webgpu'))).toEqual([]);
     const note = (await k.scan(scanArgs)).notes?.[0];
     expect(note).toMatch(/^routed to piscina\/wasm-simd: measured \d+\.\d ms \(1 call\) over 2 trials, runner-up cpu\/wasm-simd \d+\.\d ms \(1 call\)$/);
+    await k.dispose();
+  });
+
+  it('a close race is run again back to back before the key settles: a backend slow only right after another wins it', async () => {
+    // webgpu: 8 ms back to back, 14 ms right after another backend's call (its clocks fell); piscina 10 ms always.
+    const delay = (name: string, previous: string | undefined): number => (name.startsWith('webgpu') ? (previous === undefined || previous === name ? 8 : 14) : 10);
+    const model: CostModel = { backends: { cpu: cost('cpu', { fixedMs: 100 }), piscina: cost('piscina/default threads', { fixedMs: 10 }), webgpu: cost('webgpu/adapter', { fixedMs: 9 }) } };
+    const race = { factor: 4, trialCalls: 2, trialMinMs: 0, trialRunMs: 0 };
+    const { loaders, runs } = timedLoaders(delay);
+    const k = await createKernels({ costModel: model, explore: race }, loaders, noEnv);
+    const routes = await calls(k, 13);
+    // Interleaved, webgpu's second trial call came right after piscina's: 14 ms against piscina's 10.
+    expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
+      'warm-up webgpu', 'trial webgpu', 'warm-up piscina', 'trial piscina', 'trial webgpu', 'trial piscina',
+      'confirm piscina', 'confirm piscina', 'rematch webgpu', 'rematch webgpu', 'rematch webgpu', 'measured webgpu', 'measured webgpu',
+    ]);
+    expect(routes.slice(0, -2).every((r) => !r.settled)).toBe(true);
+    // The rematch's first call wakes webgpu, untimed; its two timed calls run back to back.
+    expect(routes[8]!.measuredMs).toBeUndefined();
+    expect(formatRoute(routes[8]!)).toBe('routed to webgpu/wasm-simd: rematch of a close race, untimed wake-up call');
+    expect(formatRoute(routes[9]!)).toMatch(/^routed to webgpu\/wasm-simd: rematch of a close race, call 1 back to back, measured \d+\.\d ms$/);
+    expect(formatRoute(routes[6]!)).toMatch(/^routed to piscina\/wasm-simd: confirming a close race, call 1 back to back, measured \d+\.\d ms$/);
+    const settled = routes.at(-1)!;
+    expect(settled).toMatchObject({ settled: true, runnerUp: { backend: 'piscina' } });
+    // The settled trials are the back-to-back times: webgpu about 8 ms, piscina about 10.
+    expect(settled.trials!['webgpu/wasm-simd']).toBeLessThan(settled.trials!['piscina/wasm-simd']!);
+    expect(settled.trialCalls).toEqual({ 'webgpu/wasm-simd': 2, 'piscina/wasm-simd': 2 });
+    expect(runs.slice(-2)).toEqual(['webgpu/wasm-simd', 'webgpu/wasm-simd']);
+    await k.dispose();
+
+    // closeRace: 1 turns the second race off: the interleaved trials decide.
+    const off = timedLoaders(delay);
+    const k1 = await createKernels({ costModel: model, explore: { ...race, closeRace: 1 } }, off.loaders, noEnv);
+    expect((await calls(k1, 7)).map((r) => `${r.choice} ${r.backend}`).slice(-1)).toEqual(['measured piscina']);
+    await k1.dispose();
+  });
+
+  it('a close race whose winner runs back to back well clear of the runner-up settles on it without a rematch', async () => {
+    // piscina 10 ms in its trial (interleaved) but 5 back to back; webgpu 12 always: within 1.5x of 10, not of 5.
+    const delay = (name: string, previous: string | undefined): number => (name.startsWith('piscina') ? (previous === name ? 5 : 10) : 12);
+    const model: CostModel = { backends: { cpu: cost('cpu', { fixedMs: 100 }), piscina: cost('piscina/default threads', { fixedMs: 9 }), webgpu: cost('webgpu/adapter', { fixedMs: 10 }) } };
+    const { loaders } = timedLoaders(delay);
+    const k = await createKernels({ costModel: model, explore: { factor: 4, trialCalls: 2, trialMinMs: 0, trialRunMs: 0 } }, loaders, noEnv);
+    const routes = await calls(k, 10);
+    expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
+      'warm-up piscina', 'trial piscina', 'warm-up webgpu', 'trial webgpu', 'trial piscina', 'trial webgpu',
+      'confirm piscina', 'confirm piscina', 'measured piscina', 'measured piscina',
+    ]);
     await k.dispose();
   });
 
@@ -311,6 +359,8 @@ describe('measured choice (exploration)', () => {
       [{ explore: { trialCalls: 4, trialMaxCalls: 3 } }, 'options.explore.trialMaxCalls'],
       [{ explore: { trialRunMs: -5 } }, 'options.explore.trialRunMs'],
       [{ explore: { trialRunMs: '50' as never } }, 'options.explore.trialRunMs'],
+      [{ explore: { closeRace: 0.9 } }, 'options.explore.closeRace'],
+      [{ explore: { closeRace: Number.NaN } }, 'options.explore.closeRace'],
       [{ explore: 'yes' as never }, 'options.explore'],
       [{ backend: 'cpu', explore: true }, 'options.explore'],
     ];

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { addTrialCall, decide, nextTurn, pickName, trialTime, type ExploreSettings, type MeasuredChoice, type Pick, type TrialRun, type Turn } from '../src/router/explore.js';
+import {
+  addTrialCall, closeRunnerUp, confirmCall, confirmStep, decide, nextTurn, pickName, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
+} from '../src/router/explore.js';
 
 /**
  * The router's exploring loop without backends or clocks: `decide` picks, a candidate's first
@@ -123,5 +125,44 @@ describe('trials', () => {
     const { steps, trials } = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': 1, 'webgpu/v': 1 }), { ...DEFAULTS, factor: 4, trialMaxMs: 30 });
     expect(counts(trials)).toEqual({ 'cpu/v': 25 });
     expect(steps.at(-1)).toBe('settled cpu/v');
+  });
+
+  it('a close race: the runner-up within closeRace (default 1.5) of the winner, per unit of work', () => {
+    const choice = (trials: Record<string, Trial>): MeasuredChoice => ({ backend: 'cpu', variant: 'v', trials });
+    const t = (ms: number, work = 1000): Trial => ({ ms, work, calls: 2 });
+    expect(closeRunnerUp(choice({ 'cpu/v': t(10), 'piscina/v': t(14), 'webgpu/v': t(12) }), 1000, DEFAULTS)).toBe('webgpu/v');
+    expect(closeRunnerUp(choice({ 'cpu/v': t(10), 'piscina/v': t(15) }), 1000, DEFAULTS)).toBeUndefined();
+    // Measured at twice the work: 24 ms there is 12 at this call's.
+    expect(closeRunnerUp(choice({ 'cpu/v': t(10), 'piscina/v': t(24, 2000) }), 1000, DEFAULTS)).toBe('piscina/v');
+    expect(closeRunnerUp(choice({ 'cpu/v': t(10), 'piscina/v': t(11) }), 1000, { ...DEFAULTS, closeRace: 1 })).toBeUndefined();
+    expect(closeRunnerUp(choice({ 'cpu/v': t(10) }), 1000, DEFAULTS)).toBeUndefined();
+  });
+
+  it("confirms a close race: the winner's calls back to back, then the runner-up's after an untimed wake-up, the faster winning", () => {
+    const s: ExploreSettings = { ...DEFAULTS, trialMinMs: 0 };
+    const trials = new Map<string, Trial>([['cpu/v', { ms: 10, work: 1000, calls: 2 }], ['webgpu/v', { ms: 14, work: 1000, calls: 2 }]]);
+    const run = (c0: Confirmation, ms: Record<string, number>): { steps: string[]; done: Extract<ConfirmStep, { kind: 'done' }> } => {
+      let c = c0;
+      const steps: string[] = [];
+      for (;;) {
+        const step = confirmStep(c, trials, s);
+        if (step.kind === 'done') return { steps, done: step };
+        steps.push(`${step.kind}${step.kind === 'rematch' && !step.timed ? ' (untimed)' : ''} ${step.name}`);
+        c = confirmCall(c, step, ms[step.name]!, 1000);
+      }
+    };
+    const race = { winner: 'cpu/v', runnerUp: 'webgpu/v' };
+    // webgpu runs 8 ms back to back: it wins, and the settled trials are the back-to-back times.
+    const won = run(race, { 'cpu/v': 10, 'webgpu/v': 8 });
+    expect(won.steps).toEqual(['confirm cpu/v', 'confirm cpu/v', 'rematch (untimed) webgpu/v', 'rematch webgpu/v', 'rematch webgpu/v']);
+    expect(won.done.name).toBe('webgpu/v');
+    expect(Object.fromEntries([...won.done.trials].map(([k, v]) => [k, v.ms]))).toEqual({ 'cpu/v': 10, 'webgpu/v': 8 });
+    // Slower back to back too: the winner stays.
+    expect(run(race, { 'cpu/v': 10, 'webgpu/v': 11 }).done.name).toBe('cpu/v');
+    // The winner back to back at 6 ms: webgpu's 14 is past 1.5 x 6, so no rematch.
+    const clear = run(race, { 'cpu/v': 6, 'webgpu/v': 1 });
+    expect(clear.steps).toEqual(['confirm cpu/v', 'confirm cpu/v']);
+    expect(clear.done.name).toBe('cpu/v');
+    expect(clear.done.trials.get('webgpu/v')!.ms).toBe(14);
   });
 });

@@ -36,6 +36,8 @@ export interface ExploreSettings {
   readonly trialMaxCalls?: number;
   /** Timed ms a candidate's turn lasts (default DEFAULT_TRIAL_RUN_MS). */
   readonly trialRunMs?: number;
+  /** A runner-up measured within this factor of the winner is raced again back to back (default DEFAULT_CLOSE_RACE; 1: never). */
+  readonly closeRace?: number;
 }
 
 /** The candidate whose turn it is for one key: its name (`pickName`), and the timed calls and ms of this turn so far. */
@@ -197,4 +199,74 @@ function settle(ranked: readonly Pick[], trials: ReadonlyMap<string, Trial>, wor
   if (winner === undefined) return undefined;
   const kept = Object.fromEntries([...trials].map(([name, t]) => [name, trialOf(t)]));
   return { kind: 'settled', pick: winner, choice: { backend: winner.name, variant: winner.variant, trials: kept } };
+}
+
+/**
+ * A settled choice whose runner-up measured within this factor of it is a close race: trials
+ * interleave the candidates, and a candidate's calls right after another's run slower than back to
+ * back (a GPU whose clocks fell while a worker pool ran, a pool whose threads slept while the GPU
+ * ran), so such a race is run again back to back before the key settles (see confirmStep).
+ */
+export const DEFAULT_CLOSE_RACE = 1.5;
+
+/**
+ * A close race being confirmed for one key: the winner's calls back to back (as it runs once
+ * settled, so they cost nothing), then, when the runner-up's trial is still within `closeRace` of
+ * them, the runner-up's calls back to back after one untimed call that wakes it.
+ */
+export interface Confirmation {
+  readonly winner: string;
+  readonly runnerUp: string;
+  readonly winnerCalls?: TrialRun;
+  readonly runnerUpWoken?: boolean;
+  readonly runnerUpCalls?: TrialRun;
+}
+
+export type ConfirmStep =
+  /** Time another call of the winner. */
+  | { readonly kind: 'confirm'; readonly name: string }
+  /** Run the runner-up: untimed when `timed` is false (it has been idle since its trial). */
+  | { readonly kind: 'rematch'; readonly name: string; readonly timed: boolean }
+  /** Settle on `name`, with `trials` holding the back-to-back times where measured. */
+  | { readonly kind: 'done'; readonly name: string; readonly trials: ReadonlyMap<string, Trial> };
+
+/** The runner-up when the settled `choice` is a close race under `s`, else undefined. */
+export function closeRunnerUp(choice: MeasuredChoice, work: number, s: ExploreSettings): string | undefined {
+  const winner = pickName(choice);
+  const own = choice.trials[winner];
+  if (own === undefined) return undefined;
+  let best: string | undefined;
+  let bestMs = Infinity;
+  for (const [name, t] of Object.entries(choice.trials)) {
+    if (name !== winner && scaledMs(t, work) < bestMs) [best, bestMs] = [name, scaledMs(t, work)];
+  }
+  return best !== undefined && bestMs < scaledMs(own, work) * (s.closeRace ?? DEFAULT_CLOSE_RACE) ? best : undefined;
+}
+
+/**
+ * The next step of a close race's confirmation. The winner's calls come first, as many as a
+ * trial makes; the runner-up gets its rematch only while its trial is within `closeRace` of them
+ * (a winner faster back to back than in its trial needs none). The faster back to back wins.
+ */
+export function confirmStep(c: Confirmation, trials: ReadonlyMap<string, Trial>, s: ExploreSettings): ConfirmStep {
+  if (!trialComplete(c.winnerCalls, s)) return { kind: 'confirm', name: c.winner };
+  const winner = c.winnerCalls!;
+  const done = (name: string): ConfirmStep => {
+    const out = new Map(trials);
+    out.set(c.winner, trialOf(winner));
+    if (c.runnerUpCalls !== undefined) out.set(c.runnerUp, trialOf(c.runnerUpCalls));
+    return { kind: 'done', name, trials: out };
+  };
+  const runnerUpTrial = trials.get(c.runnerUp);
+  if (c.runnerUpCalls === undefined && (runnerUpTrial === undefined || scaledMs(runnerUpTrial, winner.work) >= winner.ms * (s.closeRace ?? DEFAULT_CLOSE_RACE))) return done(c.winner);
+  if (!c.runnerUpWoken) return { kind: 'rematch', name: c.runnerUp, timed: false };
+  if (!trialComplete(c.runnerUpCalls, s)) return { kind: 'rematch', name: c.runnerUp, timed: true };
+  return done(scaledMs(c.runnerUpCalls!, winner.work) < winner.ms ? c.runnerUp : c.winner);
+}
+
+/** `c` after a call of its step `step` that took `ms` (scaled to `work`). */
+export function confirmCall(c: Confirmation, step: Exclude<ConfirmStep, { kind: 'done' }>, ms: number, work: number): Confirmation {
+  if (step.kind === 'confirm') return { ...c, winnerCalls: addTrialCall(c.winnerCalls, ms, work) };
+  if (!step.timed) return { ...c, runnerUpWoken: true };
+  return { ...c, runnerUpCalls: addTrialCall(c.runnerUpCalls, ms, work) };
 }

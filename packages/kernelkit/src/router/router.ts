@@ -14,15 +14,19 @@ import type { ChildMessage, ChildRequest } from './calibrate-child.js';
 import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
-import { addTrialCall, decide, nextTurn, pickName, routingKey, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn } from './explore.js';
+import {
+  addTrialCall, closeRunnerUp, confirmCall, confirmStep, decide, nextTurn, pickName, routingKey, trialOf, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
+} from './explore.js';
 
 /**
  * How the call's backend was chosen. 'fixed': the one backend of route: 'fixed'. 'default': no
  * prediction covers the op. 'predicted': lowest predicted time (exploration off). 'warm-up': a
  * candidate's first call of the routing key in this process, before its trial. 'trial': a timed call
- * of a candidate while its routing key explores. 'measured': the fastest candidate measured.
+ * of a candidate while its routing key explores. 'confirm': a call of the fastest candidate of a
+ * close race, timed back to back before the key settles. 'rematch': the close race's runner-up,
+ * timed back to back against those (its first call untimed). 'measured': the fastest candidate measured.
  */
-export type RouteChoice = 'fixed' | 'default' | 'predicted' | 'warm-up' | 'trial' | 'measured';
+export type RouteChoice = 'fixed' | 'default' | 'predicted' | 'warm-up' | 'trial' | 'confirm' | 'rematch' | 'measured';
 
 /** Why a call ran where it did. */
 export interface RouteInfo {
@@ -125,6 +129,8 @@ export class Router {
   private readonly trials = new Map<string, Map<string, TrialRun>>();
   /** Whose turn it is per routing key while it explores (see `decide`). */
   private readonly turns = new Map<string, Turn>();
+  /** Routing keys whose trials ended in a close race, while it is run again back to back (see confirmStep). */
+  private readonly confirming = new Map<string, Confirmation>();
   /** Settled routing keys: measured here, or read from the cache. */
   private readonly settled = new Map<string, MeasuredChoice & { readonly cached: boolean }>();
   /** Routed calls holding each backend, from before its start to the call's end: such a backend is never released. */
@@ -276,6 +282,7 @@ export class Router {
     this.settled.clear();
     this.trials.clear();
     this.turns.clear();
+    this.confirming.clear();
     if (!this.persistChoices) return;
     await this.writes;
     try {
@@ -472,7 +479,7 @@ export class Router {
   }
 
   /** Where this call goes and why, before the call (trial times are added after it). */
-  private async choose(shape: CallShape, ranked: readonly Pick[], key: string): Promise<{ pick: Pick; choice: RouteChoice; measured?: MeasuredChoice & { readonly cached?: boolean } }> {
+  private async choose(shape: CallShape, ranked: readonly Pick[], key: string): Promise<Chosen> {
     const best = ranked[0]!;
     const explore = this.o.explore;
     if (explore === undefined) return { pick: best, choice: 'predicted' };
@@ -481,13 +488,35 @@ export class Router {
     if (settled !== undefined && kept !== undefined) return { pick: kept, choice: 'measured', measured: settled };
     let trials = this.trials.get(key);
     if (trials === undefined) this.trials.set(key, (trials = new Map()));
+    const confirming = this.confirming.get(key);
+    if (confirming !== undefined) {
+      const step = confirmStep(confirming, trials, explore);
+      const pick = ranked.find((p) => pickName(p) === step.name);
+      if (step.kind !== 'done' && pick !== undefined) return { pick, choice: step.kind, step };
+      // A candidate that can no longer run (its backend failed to start) loses the race.
+      const winner = step.kind === 'done' && pick !== undefined ? pick : ranked.find((p) => pickName(p) === confirming.winner);
+      this.confirming.delete(key);
+      if (winner !== undefined) return this.settle(key, winner, step.kind === 'done' ? step.trials : trials);
+    }
     const d = decide(ranked, trials, shape.work, explore, this.turns.get(key))!;
     if (d.kind === 'explore') return { pick: d.pick, choice: this.warm.has(`${pickName(d.pick)} ${key}`) ? 'trial' : 'warm-up' };
     if (d.kind === 'predicted') return { pick: d.pick, choice: 'predicted' };
-    const choice = { ...d.choice, cached: false };
+    const runnerUp = confirming === undefined ? closeRunnerUp(d.choice, shape.work, explore) : undefined;
+    if (runnerUp !== undefined && ranked.some((p) => pickName(p) === runnerUp)) {
+      const c: Confirmation = { winner: pickName(d.pick), runnerUp };
+      this.confirming.set(key, c);
+      return { pick: d.pick, choice: 'confirm', step: { kind: 'confirm', name: c.winner } };
+    }
+    return this.settle(key, d.pick, trials);
+  }
+
+  /** Settles `key` on `pick` with these trials, and saves the choice. */
+  private settle(key: string, pick: Pick, trials: ReadonlyMap<string, Trial>): Chosen {
+    const measured: MeasuredChoice = { backend: pick.name, variant: pick.variant, trials: Object.fromEntries([...trials].map(([name, t]) => [name, trialOf(t)])) };
+    const choice = { ...measured, cached: false };
     this.settled.set(key, choice);
-    this.saveChoice(key, d.choice);
-    return { pick: d.pick, choice: 'measured', measured: choice };
+    this.saveChoice(key, measured);
+    return { pick, choice: 'measured', measured: choice };
   }
 
   private async route<D>(op: OpName, args: unknown, options: Record<string, unknown> | undefined, defaultVariant: string | undefined): Promise<Result<D> & { readonly route: RouteInfo }> {
@@ -541,7 +570,7 @@ export class Router {
   }
 
   /** The route of a call that ran `chosen.pick` in `ms`; a trial's time is recorded for its key here. */
-  private routeInfo(shape: CallShape, key: string, ranked: readonly Pick[], chosen: Awaited<ReturnType<Router['choose']>>, ms: number): RouteInfo {
+  private routeInfo(shape: CallShape, key: string, ranked: readonly Pick[], chosen: Chosen, ms: number): RouteInfo {
     const { pick, choice } = chosen;
     const base = { mode: 'auto' as const, backend: pick.name, variant: pick.variant, predictedMs: pick.predictedMs, key, candidates: ranked.length, choice };
     const msOf = (t: Readonly<Record<string, Trial>>): Record<string, number> => Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v.ms]));
@@ -562,6 +591,20 @@ export class Router {
     const runnerUp = next === undefined ? {} : { runnerUp: { backend: next.name, variant: next.variant, predictedMs: next.predictedMs } };
     if (choice === 'predicted') return { ...base, ...runnerUp, settled: true, reason: 'lowest predicted end-to-end time' };
     const trials = this.trials.get(key)!;
+    if (chosen.step !== undefined && chosen.step.kind !== 'done') {
+      const c = confirmCall(this.confirming.get(key)!, chosen.step, ms, shape.work);
+      this.confirming.set(key, c);
+      const race = (t: TrialRun | undefined): Record<string, Trial> => (t === undefined ? {} : { [pickName(pick)]: t });
+      const timed = chosen.step.kind === 'confirm' || chosen.step.timed;
+      const shown = { ...Object.fromEntries(trials), ...race(chosen.step.kind === 'confirm' ? c.winnerCalls : c.runnerUpCalls) };
+      return {
+        ...base, settled: false, trials: msOf(shown), trialCalls: callsOf(shown),
+        ...(timed ? { measuredMs: ms } : {}),
+        reason: chosen.step.kind === 'confirm'
+          ? `a close race with ${c.runnerUp}: the fastest measured, timed back to back before the key settles`
+          : `a close race with ${c.winner}: the runner-up, ${timed ? 'timed back to back against it' : 'woken by an untimed call before its calls back to back'}`,
+      };
+    }
     if (choice === 'trial') trials.set(pickName(pick), addTrialCall(trials.get(pickName(pick)), ms, shape.work));
     this.turns.set(key, nextTurn(this.turns.get(key), pickName(pick), choice === 'trial' ? ms : undefined));
     const tried = Object.fromEntries(trials);
@@ -611,6 +654,14 @@ export class Router {
   }
 }
 
+/** What `choose` decided for one call; `step` for the calls of a close race's confirmation. */
+interface Chosen {
+  readonly pick: Pick;
+  readonly choice: RouteChoice;
+  readonly measured?: MeasuredChoice & { readonly cached?: boolean };
+  readonly step?: ConfirmStep;
+}
+
 const ms1 = (x: number): string => `${x.toFixed(1)} ms`;
 
 /**
@@ -630,6 +681,12 @@ export function formatRoute(r: RouteInfo): string {
       const measured = r.measuredMs === undefined ? 'measured fastest' : `measured ${ms1(r.measuredMs)}${calls(`${r.backend}/${r.variant}`)}`;
       const runner = ru?.measuredMs === undefined ? '' : `, runner-up ${ru.backend}/${ru.variant} ${ms1(ru.measuredMs)}${calls(`${ru.backend}/${ru.variant}`)}`;
       return `${head}: ${measured} over ${n} trial${n === 1 ? '' : 's'}${runner}${r.reason.includes('cache') ? ' (from the cache)' : ''}`;
+    }
+    case 'confirm':
+    case 'rematch': {
+      const call = r.trialCalls?.[`${r.backend}/${r.variant}`];
+      const timed = r.measuredMs === undefined ? 'untimed wake-up call' : `call ${call ?? '?'} back to back, measured ${ms1(r.measuredMs)}`;
+      return `${head}: ${r.choice === 'confirm' ? 'confirming a close race' : 'rematch of a close race'}, ${timed}`;
     }
     case 'trial':
     case 'warm-up': {
