@@ -136,6 +136,21 @@ describe('measured choice (exploration)', () => {
     await k1.dispose();
   });
 
+  it('concurrent calls during a close race all complete, and the key settles', async () => {
+    const delay = (name: string, previous: string | undefined): number => (name.startsWith('webgpu') ? (previous === undefined || previous === name ? 8 : 14) : 10);
+    const model: CostModel = { backends: { cpu: cost('cpu', { fixedMs: 100 }), piscina: cost('piscina/default threads', { fixedMs: 10 }), webgpu: cost('webgpu/adapter', { fixedMs: 9 }) } };
+    const { loaders } = timedLoaders(delay);
+    const k = await createKernels({ costModel: model, explore: { factor: 4, trialCalls: 2, trialMinMs: 0, trialRunMs: 0 } }, loaders, noEnv);
+    const first = await calls(k, 7);
+    expect(first.at(-1)!.choice).toBe('confirm');
+    const together = await Promise.all(Array.from({ length: 8 }, () => k.scan(scanArgs)));
+    expect(together.every((r) => r.data.length === 1000)).toBe(true);
+    const after = await calls(k, 8);
+    expect(after.at(-1)!.settled).toBe(true);
+    for (const r of [...first, ...together.map((t) => t.route), ...after]) expect(r.reason).not.toContain('undefined');
+    await k.dispose();
+  });
+
   it('a close race whose winner runs back to back well clear of the runner-up settles on it without a rematch', async () => {
     // piscina 10 ms in its trial (interleaved) but 5 back to back; webgpu 12 always: within 1.5x of 10, not of 5.
     const delay = (name: string, previous: string | undefined): number => (name.startsWith('piscina') ? (previous === name ? 5 : 10) : 12);

@@ -592,17 +592,21 @@ export class Router {
     if (choice === 'predicted') return { ...base, ...runnerUp, settled: true, reason: 'lowest predicted end-to-end time' };
     const trials = this.trials.get(key)!;
     if (chosen.step !== undefined && chosen.step.kind !== 'done') {
-      const c = confirmCall(this.confirming.get(key)!, chosen.step, ms, shape.work);
-      this.confirming.set(key, c);
-      const race = (t: TrialRun | undefined): Record<string, Trial> => (t === undefined ? {} : { [pickName(pick)]: t });
-      const timed = chosen.step.kind === 'confirm' || chosen.step.timed;
-      const shown = { ...Object.fromEntries(trials), ...race(chosen.step.kind === 'confirm' ? c.winnerCalls : c.runnerUpCalls) };
+      // A concurrent call of the key may have settled the race meanwhile: this one is then not recorded.
+      const before = this.confirming.get(key);
+      const c = before === undefined ? undefined : confirmCall(before, chosen.step, ms, shape.work);
+      if (c !== undefined) this.confirming.set(key, c);
+      const confirm = chosen.step.kind === 'confirm';
+      const own = c === undefined ? undefined : confirm ? c.winnerCalls : c.runnerUpCalls;
+      const timed = confirm || chosen.step.timed;
+      const shown = { ...Object.fromEntries(trials), ...(own === undefined ? {} : { [pickName(pick)]: own }) };
+      const other = c === undefined ? 'another candidate' : confirm ? c.runnerUp : c.winner;
       return {
         ...base, settled: false, trials: msOf(shown), trialCalls: callsOf(shown),
         ...(timed ? { measuredMs: ms } : {}),
-        reason: chosen.step.kind === 'confirm'
-          ? `a close race with ${c.runnerUp}: the fastest measured, timed back to back before the key settles`
-          : `a close race with ${c.winner}: the runner-up, ${timed ? 'timed back to back against it' : 'woken by an untimed call before its calls back to back'}`,
+        reason: confirm
+          ? `a close race with ${other}: the fastest measured, timed back to back before the key settles`
+          : `a close race with ${other}: the runner-up, ${timed ? 'timed back to back against it' : 'woken by an untimed call before its calls back to back'}`,
       };
     }
     if (choice === 'trial') trials.set(pickName(pick), addTrialCall(trials.get(pickName(pick)), ms, shape.work));
