@@ -68,6 +68,15 @@ const DELAYS = { 'cpu/wasm-simd': 40, 'piscina/wasm-simd': 5, 'webgpu/wasm-simd'
 
 const scanArgs = makeScanArgs({ n: 1000, dtype: 'u32' });
 
+/** Close-race tests: predictions cpu 100 (never tried under factor 4), piscina and webgpu as given. */
+const raceModel = (piscinaMs: number, webgpuMs: number): CostModel => ({
+  backends: { cpu: cost('cpu', { fixedMs: 100 }), piscina: cost('piscina/default threads', { fixedMs: piscinaMs }), webgpu: cost('webgpu/adapter', { fixedMs: webgpuMs }) },
+});
+/** Two timed calls per trial, a turn per call: each candidate's second trial call comes right after the other's. */
+const RACE = { factor: 4, trialCalls: 2, trialMinMs: 0, trialRunMs: 0 };
+/** webgpu: 8 ms back to back, 14 ms right after another backend's call (its clocks fell); piscina 10 ms always. */
+const webgpuSlowAfterOther = (name: string, previous: string | undefined): number => (name.startsWith('webgpu') ? (previous === undefined || previous === name ? 8 : 14) : 10);
+
 async function calls(k: Awaited<ReturnType<typeof createKernels>>, n: number) {
   const out = [];
   for (let i = 0; i < n; i++) out.push((await k.scan(scanArgs)).route);
@@ -103,12 +112,8 @@ describe('measured choice (exploration)', () => {
   });
 
   it('a close race is run again back to back before the key settles: a backend slow only right after another wins it', async () => {
-    // webgpu: 8 ms back to back, 14 ms right after another backend's call (its clocks fell); piscina 10 ms always.
-    const delay = (name: string, previous: string | undefined): number => (name.startsWith('webgpu') ? (previous === undefined || previous === name ? 8 : 14) : 10);
-    const model: CostModel = { backends: { cpu: cost('cpu', { fixedMs: 100 }), piscina: cost('piscina/default threads', { fixedMs: 10 }), webgpu: cost('webgpu/adapter', { fixedMs: 9 }) } };
-    const race = { factor: 4, trialCalls: 2, trialMinMs: 0, trialRunMs: 0 };
-    const { loaders, runs } = timedLoaders(delay);
-    const k = await createKernels({ costModel: model, explore: race }, loaders, noEnv);
+    const { loaders, runs } = timedLoaders(webgpuSlowAfterOther);
+    const k = await createKernels({ costModel: raceModel(10, 9), explore: RACE }, loaders, noEnv);
     const routes = await calls(k, 13);
     // Interleaved, webgpu's second trial call came right after piscina's: 14 ms against piscina's 10.
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
@@ -130,17 +135,15 @@ describe('measured choice (exploration)', () => {
     await k.dispose();
 
     // closeRace: 1 turns the second race off: the interleaved trials decide.
-    const off = timedLoaders(delay);
-    const k1 = await createKernels({ costModel: model, explore: { ...race, closeRace: 1 } }, off.loaders, noEnv);
+    const off = timedLoaders(webgpuSlowAfterOther);
+    const k1 = await createKernels({ costModel: raceModel(10, 9), explore: { ...RACE, closeRace: 1 } }, off.loaders, noEnv);
     expect((await calls(k1, 7)).map((r) => `${r.choice} ${r.backend}`).slice(-1)).toEqual(['measured piscina']);
     await k1.dispose();
   });
 
   it('concurrent calls during a close race all complete, and the key settles', async () => {
-    const delay = (name: string, previous: string | undefined): number => (name.startsWith('webgpu') ? (previous === undefined || previous === name ? 8 : 14) : 10);
-    const model: CostModel = { backends: { cpu: cost('cpu', { fixedMs: 100 }), piscina: cost('piscina/default threads', { fixedMs: 10 }), webgpu: cost('webgpu/adapter', { fixedMs: 9 }) } };
-    const { loaders } = timedLoaders(delay);
-    const k = await createKernels({ costModel: model, explore: { factor: 4, trialCalls: 2, trialMinMs: 0, trialRunMs: 0 } }, loaders, noEnv);
+    const { loaders } = timedLoaders(webgpuSlowAfterOther);
+    const k = await createKernels({ costModel: raceModel(10, 9), explore: RACE }, loaders, noEnv);
     const first = await calls(k, 7);
     expect(first.at(-1)!.choice).toBe('confirm');
     const together = await Promise.all(Array.from({ length: 8 }, () => k.scan(scanArgs)));
@@ -154,9 +157,8 @@ describe('measured choice (exploration)', () => {
   it('a close race whose winner runs back to back well clear of the runner-up settles on it without a rematch', async () => {
     // piscina 10 ms in its trial (interleaved) but 5 back to back; webgpu 12 always: within 1.5x of 10, not of 5.
     const delay = (name: string, previous: string | undefined): number => (name.startsWith('piscina') ? (previous === name ? 5 : 10) : 12);
-    const model: CostModel = { backends: { cpu: cost('cpu', { fixedMs: 100 }), piscina: cost('piscina/default threads', { fixedMs: 9 }), webgpu: cost('webgpu/adapter', { fixedMs: 10 }) } };
     const { loaders } = timedLoaders(delay);
-    const k = await createKernels({ costModel: model, explore: { factor: 4, trialCalls: 2, trialMinMs: 0, trialRunMs: 0 } }, loaders, noEnv);
+    const k = await createKernels({ costModel: raceModel(9, 10), explore: RACE }, loaders, noEnv);
     const routes = await calls(k, 10);
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
       'warm-up piscina', 'trial piscina', 'warm-up webgpu', 'trial webgpu', 'trial piscina', 'trial webgpu',
