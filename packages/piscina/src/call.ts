@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { AbortError, DisposedError, KernelkitError, now, WorkerError, type TypedArray } from '@kernelkit/core';
 import type { OpName } from '@kernelkit/ops';
+import { bufferId } from './buffer-ids.js';
 import type { Pool } from './pool.js';
 import { STOPPED_MESSAGE, type ModuleMemory, UNIT_STAGED, UNIT_STOP, UNIT_WAITING, UNIT_WORDS, type Dtype, type Ref, type Task } from './protocol.js';
 
@@ -16,7 +17,9 @@ function dtypeOf(a: TypedArray): Dtype {
 const isShared = (a: ArrayBufferView): boolean => a.buffer instanceof SharedArrayBuffer;
 
 function refOf(a: TypedArray): Ref {
-  return { buf: a.buffer as SharedArrayBuffer, off: a.byteOffset, len: a.length, dtype: dtypeOf(a) };
+  const id = bufferId(a.buffer);
+  const ref = { buf: a.buffer as SharedArrayBuffer, off: a.byteOffset, len: a.length, dtype: dtypeOf(a) };
+  return id === undefined ? ref : { ...ref, id };
 }
 
 const isStopped = (err: unknown): boolean => err instanceof Error && err.message === STOPPED_MESSAGE;
@@ -309,6 +312,7 @@ export class Call {
    * `beforeRelease` (last reads of pooled buffers) and hands the buffers back to the cache.
    */
   async finish(beforeRelease?: () => void): Promise<void> {
+    this.pool.results.collectIfDue();
     await this.drain();
     this.stop();
     if (this.failed || this.sawStop) throw this.outcome();

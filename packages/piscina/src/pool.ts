@@ -7,13 +7,13 @@ import type { Backend, OpName } from '@kernelkit/ops';
 import { newSharedMemory, sharedWasmModule, wasmSupport, type WasmSupport } from '@kernelkit/cpu';
 import type { ModuleMemory, PoolWorkerData, Task } from './protocol.js';
 import { BufferCache } from './buffer-cache.js';
+import { newBufferId, pooledSharedBuffer } from './buffer-ids.js';
 import { ResultMemory } from './result-memory.js';
 
 type WasmModule = WasmSupport['module'];
 
 /** Most bytes of idle buffers each cache keeps: min(2 GiB, RAM/8). */
 const CACHE_BYTES = Math.min(2 ** 31, Math.floor(os.totalmem() / 8));
-let nextMemoryId = 1;
 
 /**
  * The built worker. Resolved relative to the package root so that it is `dist/worker.js` both
@@ -106,11 +106,11 @@ export class Pool {
   lastStats: CallStats | undefined;
   readonly buffers = new BufferCache<SharedArrayBuffer>(
     CACHE_BYTES,
-    (n) => new SharedArrayBuffer(n),
+    pooledSharedBuffer,
     (b) => b.byteLength,
   );
   /** Shared WebAssembly memories for the shared-memory kernels, by size in whole pages. */
-  readonly memories = new BufferCache<ModuleMemory>(CACHE_BYTES, (n) => ({ memory: newSharedMemory(n), id: nextMemoryId++ }), (m) => m.memory.buffer.byteLength);
+  readonly memories = new BufferCache<ModuleMemory>(CACHE_BYTES, (n) => ({ memory: newSharedMemory(n), id: newBufferId() }), (m) => m.memory.buffer.byteLength);
   /** Memory of results the workers write in place (see result-memory.ts). */
   readonly results = new ResultMemory(CACHE_BYTES);
   /** The shared-memory build of the kernels, when the workers have it too. */

@@ -31,6 +31,8 @@ export interface Ref {
   /** Length in elements. */
   readonly len: number;
   readonly dtype: Dtype;
+  /** Set for the pool's own buffers, which come back call after call (see buffer-ids.ts). */
+  readonly id?: number;
 }
 
 /**

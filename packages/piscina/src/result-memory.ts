@@ -1,4 +1,5 @@
 import { BufferCache } from './buffer-cache.js';
+import { pooledSharedBuffer } from './buffer-ids.js';
 import { promptCollection } from './collect.js';
 
 /**
@@ -20,26 +21,43 @@ export class ResultMemory {
   private heldBytes = 0;
   /** `heldBytes` at the last prompt: the next comes once callers hold another `HELD_RESULT_BYTES`. */
   private heldAtPrompt = 0;
+  /** Non-zero: `collectIfDue` prompts a collection this large. */
+  private collectionDue = 0;
   private closed = false;
   private readonly registry = new FinalizationRegistry<SharedArrayBuffer>((memory) => this.giveBack(memory));
 
-  /** `maxBytes`: most bytes kept free between calls. */
-  constructor(maxBytes: number) {
-    this.free = new BufferCache(maxBytes, (n) => new SharedArrayBuffer(n), (b) => b.byteLength);
+  /** `maxBytes`: most bytes kept free between calls; `prompt`: how a collection is prompted (tests watch it). */
+  constructor(
+    maxBytes: number,
+    private readonly prompt: (bytes: number) => void = promptCollection,
+  ) {
+    this.free = new BufferCache(maxBytes, pooledSharedBuffer, (b) => b.byteLength);
   }
 
   /**
    * Memory of `byteLength` bytes for the workers to write, and the caller's handle on it. Its
-   * content is whatever the last result left: the ops using it write every element.
+   * content is whatever the last result left: the ops using it write every element. A collection
+   * this finds due waits for `collectIfDue`.
    */
   take(byteLength: number): { readonly forWorkers: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer } {
     const forWorkers = this.free.acquire(byteLength);
     // The collection that hands dropped results back, as large as what callers hold.
     if (this.heldBytes > this.heldAtPrompt + HELD_RESULT_BYTES) {
       this.heldAtPrompt = this.heldBytes;
-      promptCollection(this.heldBytes);
+      this.collectionDue = this.heldBytes;
     }
     return { forWorkers, forCaller: structuredClone(forWorkers) };
+  }
+
+  /**
+   * Prompts the collection `take` found due, if any. Calls run it once their tasks are queued, so
+   * that the collection overlaps the workers' work instead of coming before it.
+   */
+  collectIfDue(): void {
+    if (this.collectionDue === 0) return;
+    const bytes = this.collectionDue;
+    this.collectionDue = 0;
+    this.prompt(bytes);
   }
 
   /**

@@ -46,6 +46,7 @@ import {
   type Task,
 } from './protocol.js';
 import { promptCollection } from './collect.js';
+import { SharedSeen } from './shared-seen.js';
 
 type View = Float32Array | Float64Array | Uint32Array | Int32Array;
 const CTORS: Record<Dtype, new (buf: SharedArrayBuffer, off: number, len: number) => View> = {
@@ -364,25 +365,10 @@ function grid(t: GridTask): ReturnType<typeof move> | { exceeded: true } {
   return move(sink.finish().points);
 }
 
-/**
- * This worker's handles on past tasks' shared buffers keep that memory alive, even after the pool
- * dropped it, until the worker collects garbage, which V8 does not count shared memory towards. So
- * after every `PROMPT_BYTES` of shared buffers seen, the worker prompts a collection.
- */
-const PROMPT_BYTES = 256 * 2 ** 20;
-let sharedSeen = 0;
-function sharedBytes(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
-  // A `Ref` ({ buf }) or a `ModuleMemory` ({ memory: WebAssembly.Memory }).
-  const { buf, memory } = value as { buf?: unknown; memory?: { buffer?: unknown } };
-  const shared = buf ?? memory?.buffer;
-  return shared instanceof SharedArrayBuffer ? shared.byteLength : 0;
-}
+/** Shared memory seen since this worker's last collection (see shared-seen.ts). */
+const sharedSeen = new SharedSeen(256 * 2 ** 20);
 function noteShared(task: Task): void {
-  for (const value of Object.values(task)) sharedSeen += sharedBytes(value);
-  if (sharedSeen <= PROMPT_BYTES) return;
-  sharedSeen = 0;
-  promptCollection(PROMPT_BYTES);
+  if (sharedSeen.note(task)) promptCollection(sharedSeen.promptBytes);
 }
 
 export default function run(task: Task): unknown {

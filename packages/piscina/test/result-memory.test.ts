@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { ResultMemory } from '../src/result-memory.js';
+import { HELD_RESULT_BYTES, ResultMemory } from '../src/result-memory.js';
 
 // Collection decides when memory comes back, so these tests collect garbage themselves.
 v8.setFlagsFromString('--expose-gc');
@@ -64,5 +64,26 @@ describe('ResultMemory', () => {
     const bigger = (() => handBack(2 * 4096))();
     expect(await collectUntil(() => m.keptBytes === 3 * 4096 + 2 * 4096)).toBe(true);
     expect(m.take(2 * 4096).forWorkers).toBe(bigger);
+  });
+
+  it('prompts a collection once callers hold another HELD_RESULT_BYTES, at collectIfDue and not in take', () => {
+    const prompts: number[] = [];
+    const m = new ResultMemory(0, (bytes) => prompts.push(bytes));
+    const held: SharedArrayBuffer[] = [];
+    const size = 8 * 2 ** 20;
+    const call = () => {
+      const r = m.take(size);
+      held.push(r.forCaller);
+      m.handOver(r.forCaller, r.forWorkers);
+      m.collectIfDue();
+    };
+    for (let i = 0; i * size <= HELD_RESULT_BYTES; i++) call();
+    expect(prompts).toEqual([]);
+    m.take(size);
+    expect(prompts).toEqual([]);
+    m.collectIfDue();
+    expect(prompts).toEqual([held.length * size]);
+    m.collectIfDue();
+    expect(prompts).toHaveLength(1);
   });
 });
