@@ -5,28 +5,28 @@
 import { benchCases } from '@kernelkit/bench';
 import { createWebGpuBackend } from '@kernelkit/webgpu';
 import { createPiscinaBackend } from '@kernelkit/piscina';
+import { createKernels } from 'kernelkit';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 const [scenario, caseId = 'convlayer-L2-b100'] = process.argv.slice(2);
 const cases = benchCases('seed');
 const c = cases.find((x) => x.id === caseId);
 const args = await c.make();
-import { createKernels } from 'kernelkit';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// What the process ran before: 50 calls of convLayer L1 B=100 (on Piscina, or wherever the router sends them).
+const l1 = await cases.find((x) => x.id === 'convlayer-L1-b100').make();
 let gpu;
 let route = '';
 if (scenario === 'router') {
   gpu = await createKernels({ route: 'auto', calibrationCache: join(mkdtempSync(join(tmpdir(), 'kk-probe-')), 'c.json') });
   await gpu.calibrate();
-  const l1 = await cases.find((x) => x.id === 'convlayer-L1-b100').make();
   for (let i = 0; i < 50; i++) await gpu.convLayer(l1);
   for (let i = 0; i < 60; i++) { const r = (await gpu.convLayer(args)).route; route = `${r.backend}/${r.variant}${r.settled ? '' : ' (unsettled)'}`; }
 } else gpu = await createWebGpuBackend({ adapter: 'any' });
 let pis;
 if (scenario.startsWith('pool')) {
   pis = await createPiscinaBackend();
-  const l1 = await cases.find((x) => x.id === 'convlayer-L1-b100').make();
   for (let i = 0; i < 50; i++) await pis.convLayer(l1);
   if (scenario.startsWith('pool-gone')) { await pis.dispose(); pis = undefined; }
 }

@@ -1,7 +1,7 @@
 /**
  * Ids for the pool's own shared buffers and memories, which its caches hand out call after call.
  * A task names them by id, so a worker counts each one's bytes once towards its next collection
- * rather than once per task (see `noteShared` in worker.ts).
+ * rather than once per task (see shared-seen.ts).
  */
 let nextId = 1;
 const ids = new WeakMap<SharedArrayBuffer, number>();
