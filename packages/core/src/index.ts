@@ -35,3 +35,7 @@ export type { Timing } from './timing.js';
 export { readEnumEnv } from './env.js';
 export { writeFileAtomic } from './files.js';
 export { Pacer } from './pace.js';
+export { BufferCache } from './buffer-cache.js';
+export { promptCollection } from './collect.js';
+export { ResultArrays, ResultMemory, HELD_RESULT_BYTES } from './result-memory.js';
+export type { ResultCtor } from './result-memory.js';

@@ -6,6 +6,10 @@ import { gridSearch } from './ops/grid-search.js';
 import { scanOp } from './ops/scan.js';
 import { stencil3dOp } from './ops/stencil3d.js';
 import { wasmSupport } from './wasm/runtime.js';
+import { resultOutputs } from './outputs.js';
+
+/** Most bytes of dropped results kept for reuse. */
+const RESULT_CACHE_BYTES = Math.min(2 ** 31, Math.floor(os.totalmem() / 8));
 
 /**
  * The sequential CPU backend: one thread, typed arrays. conv2d, convLayer, stencil3d and scan default
@@ -19,6 +23,7 @@ export function createCpuBackend(): Backend {
   const simd = 'module' in s ? s : undefined;
   const kernels =
     'unavailable' in s ? `JavaScript kernels only (${s.unavailable})` : `WebAssembly ${s.flavour === 'relaxed-simd' ? 'relaxed SIMD (fused multiply-add)' : 'SIMD'} kernels`;
+  const { results, newOutput } = resultOutputs(RESULT_CACHE_BYTES);
   return createBackend({
     name: 'cpu',
     info: {
@@ -28,7 +33,8 @@ export function createCpuBackend(): Backend {
       threads: 1,
       capabilities: { f64: true },
     },
-    ops: { conv2d: conv2dOp(simd), stencil3d: stencil3dOp(simd), scan: scanOp(simd), gridSearch, convLayer: convLayerOp(simd) },
-    release: () => {},
+    ops: { conv2d: conv2dOp(simd, newOutput), stencil3d: stencil3dOp(simd, newOutput), scan: scanOp(simd, newOutput), gridSearch, convLayer: convLayerOp(simd, newOutput) },
+    handOver: (data) => results.handOver(data),
+    release: () => results.close(),
   });
 }

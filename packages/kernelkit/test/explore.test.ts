@@ -224,7 +224,7 @@ describe('measured choice (exploration)', () => {
 
   it('trialMaxCalls caps a trial whose calls never add up to trialMinMs', async () => {
     const { loaders } = timedLoaders({ 'cpu/wasm-simd': 8, 'piscina/wasm-simd': 1 });
-    const k = await createKernels({ costModel: MODEL, explore: { factor: 4, trialMinMs: 60_000, trialMaxCalls: 3 } }, loaders, noEnv);
+    const k = await createKernels({ costModel: MODEL, explore: { factor: 4, trialMinMs: 60_000, trialCalls: 2, trialMaxCalls: 3 } }, loaders, noEnv);
     const routes = await calls(k, 9);
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
       'warm-up cpu', 'trial cpu', 'trial cpu', 'trial cpu', 'warm-up piscina', 'trial piscina', 'trial piscina', 'trial piscina', 'measured piscina',

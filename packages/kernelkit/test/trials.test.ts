@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addTrialCall, closeRunnerUp, confirmCall, confirmStep, decide, nextTurn, pickName, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
+  addTrialCall, closeRunnerUp, TRIAL_CALLS, confirmCall, confirmStep, decide, nextTurn, pickName, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
 } from '../src/router/explore.js';
 
 /**
@@ -36,7 +36,8 @@ function explore(ranked: readonly Pick[], callMs: (name: string, i: number) => n
 }
 
 const pick = (name: Pick['name'], predictedMs: number): Pick => ({ name, variant: 'v', predictedMs, startMs: 0 });
-const DEFAULTS: ExploreSettings = { factor: 8, trialMaxMs: 2000 };
+// Two timed calls at least keep the pinned sequences short; the default (TRIAL_CALLS) has its own test.
+const DEFAULTS: ExploreSettings = { factor: 8, trialMaxMs: 2000, trialCalls: 2 };
 const counts = (trials: ReadonlyMap<string, TrialRun>): Record<string, number> => Object.fromEntries([...trials].map(([k, t]) => [k, t.calls]));
 const steady = (ms: Record<string, number>) => (name: string): number => ms[name]!;
 
@@ -65,6 +66,9 @@ describe('trials', () => {
     // 3 ms calls: 84 would add up to 252 ms, the first past 250, but TRIAL_MAX_CALLS (40) stops them; 30 ms calls: 9 (270 ms); 100 ms calls: 3.
     expect(counts(trials)).toEqual({ 'cpu/v': 40, 'piscina/v': 9, 'webgpu/v': 3 });
     expect(steps.at(-1)).toBe('settled cpu/v');
+    // By default a long call gets TRIAL_CALLS (4) however long it takes.
+    expect(TRIAL_CALLS).toBe(4);
+    expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { factor: 8, trialMaxMs: 2000 }).trials)).toEqual({ 'cpu/v': 40, 'piscina/v': 9, 'webgpu/v': 4 });
     // A smaller minimum asks fewer calls of the short candidate, never fewer than trialCalls.
     expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { ...DEFAULTS, trialMinMs: 10 }).trials)).toEqual({ 'cpu/v': 4, 'piscina/v': 2, 'webgpu/v': 2 });
     expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { ...DEFAULTS, trialMinMs: 0, trialCalls: 3 }).trials)).toEqual({ 'cpu/v': 3, 'piscina/v': 3, 'webgpu/v': 3 });

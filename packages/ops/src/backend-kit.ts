@@ -83,6 +83,11 @@ export interface BackendSpec {
   readonly ops: OpTable;
   /** Releases what the backend owns; called once. */
   readonly release: () => Promise<void> | void;
+  /**
+   * Called with a runner's output once it succeeded, before anything else happens to it: a
+   * backend whose results reuse memory (ResultArrays in @kernelkit/core) lets it go to the caller here.
+   */
+  readonly handOver?: (data: unknown) => void;
 }
 
 /** The caller's options, each read once and checked, defaults applied. */
@@ -230,6 +235,7 @@ export function createBackend(spec: BackendSpec): Backend {
     } finally {
       taken.done();
     }
+    spec.handOver?.(res.data);
     let data: OpData<O> | DeviceOf<OpData<O>> = res.data;
     if (output === 'device' && !isDeviceArray(data)) data = registry.wrapHost(spec.name, data as DeviceData) as DeviceOf<OpData<O>>;
     else if (output === 'array' && isDeviceArray(data)) {

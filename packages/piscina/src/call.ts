@@ -112,7 +112,7 @@ export class SharedOutput<T extends TypedArray> {
   readonly ref: Ref;
   readonly view: T;
   private dest: T | undefined;
-  /** The caller's handle on the result the workers write (see result-memory.ts). */
+  /** The caller's handle on the result the workers write (see ResultMemory in @kernelkit/core). */
   private handed: T | undefined;
   constructor(
     private readonly call: Call,
@@ -125,7 +125,7 @@ export class SharedOutput<T extends TypedArray> {
     const bytes = length * (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
     if (out === undefined) {
       const memory = call.resultMemory(bytes);
-      this.view = new ctor(memory.forWorkers, 0, length);
+      this.view = new ctor(memory.kept, 0, length);
       this.handed = new ctor(memory.forCaller, 0, length);
     } else if (isShared(out)) this.view = out;
     else {
@@ -176,7 +176,7 @@ export class Call {
   private sawStop = false;
   private readonly acquired: SharedArrayBuffer[] = [];
   private readonly memories: ModuleMemory[] = [];
-  private readonly results: { readonly forWorkers: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer }[] = [];
+  private readonly results: { readonly kept: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer }[] = [];
   private readonly onStop: Array<() => void> = [];
 
   constructor(
@@ -209,8 +209,8 @@ export class Call {
     return sab;
   }
 
-  /** Memory for a result the workers write in place, handed to the caller if the call succeeds (see result-memory.ts). */
-  resultMemory(byteLength: number): { readonly forWorkers: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer } {
+  /** Memory for a result the workers write in place, handed to the caller if the call succeeds (see ResultMemory in @kernelkit/core). */
+  resultMemory(byteLength: number): { readonly kept: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer } {
     const memory = this.pool.results.take(byteLength);
     this.results.push(memory);
     return memory;
@@ -321,7 +321,7 @@ export class Call {
     this.acquired.length = 0;
     for (const m of this.memories) this.pool.memories.release(m);
     this.memories.length = 0;
-    for (const r of this.results.splice(0)) this.pool.results.handOver(r.forCaller, r.forWorkers);
+    for (const r of this.results.splice(0)) this.pool.results.handOver(r.forCaller, r.kept);
     this.pool.lastStats = { op: this.op, inline: false, tasks: this.tasks, copiedInBytes: this.copiedInBytes, copiedOutBytes: this.copiedOutBytes };
   }
 

@@ -2,13 +2,11 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { BackendUnavailableError, InvalidArgumentError } from '@kernelkit/core';
+import { BackendUnavailableError, BufferCache, InvalidArgumentError, ResultMemory } from '@kernelkit/core';
 import type { Backend, OpName } from '@kernelkit/ops';
 import { newSharedMemory, sharedWasmModule, wasmSupport, type WasmSupport } from '@kernelkit/cpu';
 import type { ModuleMemory, PoolWorkerData, Task } from './protocol.js';
-import { BufferCache } from './buffer-cache.js';
 import { newBufferId, pooledSharedBuffer } from './buffer-ids.js';
-import { ResultMemory } from './result-memory.js';
 
 type WasmModule = WasmSupport['module'];
 
@@ -111,8 +109,8 @@ export class Pool {
   );
   /** Shared WebAssembly memories for the shared-memory kernels, by size in whole pages. */
   readonly memories = new BufferCache<ModuleMemory>(CACHE_BYTES, (n) => ({ memory: newSharedMemory(n), id: newBufferId() }), (m) => m.memory.buffer.byteLength);
-  /** Memory of results the workers write in place (see result-memory.ts). */
-  readonly results = new ResultMemory(CACHE_BYTES);
+  /** Memory of results the workers write in place (see ResultMemory in @kernelkit/core). */
+  readonly results = new ResultMemory(CACHE_BYTES, { make: pooledSharedBuffer });
   /** The shared-memory build of the kernels, when the workers have it too. */
   readonly sharedModule: WasmModule | undefined;
   /** Serialises calls whose tasks wait for each other (stencil barriers), so two can never deadlock. */

@@ -4,6 +4,7 @@
  * there by the pool, also when the tests import the TypeScript sources.
  */
 import { move, workerData } from 'piscina';
+import { promptCollection } from '@kernelkit/core';
 import {
   conv2dRows,
   conv2dRowsSimd,
@@ -45,7 +46,6 @@ import {
   type StencilSlabTask,
   type Task,
 } from './protocol.js';
-import { promptCollection } from './collect.js';
 import { SharedSeen } from './shared-seen.js';
 
 type View = Float32Array | Float64Array | Uint32Array | Int32Array;

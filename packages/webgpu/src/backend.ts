@@ -117,6 +117,10 @@ export async function createWebGpuBackend(options: WebGpuBackendOptions = {}): P
         ),
       ),
     },
+    // A sharded call's output comes from the first device; the others have none to hand over.
+    handOver: (data) => {
+      for (const g of gpus) g.handOver(data);
+    },
     // Wait for queued calls, then destroy every buffer and every device and drop the create() objects.
     release: async () => {
       await Promise.all(gpus.map((g) => g.close()));

@@ -217,6 +217,11 @@ export { scanStreamOnDevice } from './ops/scan-stream.js';
 export { runConv2dConfig, type Conv2dConfig } from './ops/conv2d.js';
 export { convLayerCandidates, describeConvLayerConfig, runConvLayerConfig, type ConvLayerConfig } from './ops/conv-layer.js';
 
+/** Bytes of dropped results a device keeps for reuse by later outputs (GpuDevice.output). */
+export function keptResultBytes(backend: Backend, device = 0): number {
+  return nthDevice(backend, device).keptResultBytes;
+}
+
 /** The GpuDevice behind a backend made by createWebGpuBackend (its streaming scan, its queue). */
 export function gpuDeviceOf(backend: Backend): GpuDevice {
   return deviceOf(backend);

@@ -88,8 +88,9 @@ export function packWeights(dst: Float32Array, at: number, weights: Float32Array
 
 /**
  * `convLayerPlanes` on the WebAssembly SIMD kernel (register tiles of 4 maps × 8 or 4 pixels of a row,
- * f32 sums, bias and ReLU fused). Whole images are copied in at once and their planes copied out
- * at once, in bands of at most `bandBytes` of linear memory (one image at least): one copy in, one copy out.
+ * f32 sums, bias and ReLU fused). Whole images are copied in at once, in bands of at most
+ * `bandBytes` of linear memory (one image at least), and each image's planes are copied out as
+ * soon as the kernel wrote them, while they are still in cache: one copy in, one copy out.
  */
 export function convLayerPlanesSimd(
   w: WasmKernels,
@@ -110,9 +111,9 @@ export function convLayerPlanesSimd(
   const biasLen = Math.ceil(M / 4) * 4 + 4;
   // The last tile of a row reads up to 8 + K floats past the row.
   const slack = 8 + K;
-  const perImage = image + M * planeLen;
-  const fixed = packedLen + biasLen + slack;
-  const bandImages = Math.max(1, Math.floor((bandBytes / 4 - fixed) / perImage));
+  // One image's planes (and a float for alignment) after the band's images.
+  const fixed = packedLen + biasLen + slack + M * planeLen + 1;
+  const bandImages = Math.max(1, Math.floor((bandBytes / 4 - fixed) / image));
   const wOff = 0;
   const bOff = packedLen;
   const inOff = bOff + biasLen;
@@ -126,11 +127,10 @@ export function convLayerPlanesSimd(
     // lines them up with the shared arrays.
     const at = inOff + ((inOff - input.byteOffset / 4 - b0 * image) & 1);
     const outAt = at + (b1 - b0) * image + slack;
-    const outOff = outAt + ((outAt - out.byteOffset / 4 - plane * planeLen) & 1);
-    w.reserve((outOff + (bandEnd - plane) * planeLen) * 4 + 16);
+    w.reserve((outAt + 1 + M * planeLen) * 4 + 16);
     const m = w.f32;
     m.set(input.subarray(b0 * image, b1 * image), at);
-    m.fill(0, at + (b1 - b0) * image, outOff);
+    m.fill(0, at + (b1 - b0) * image, outAt + 1);
     for (let b = b0; b < b1; b++) {
       const q0 = Math.max(plane, b * M);
       const q1 = Math.min(bandEnd, (b + 1) * M);
@@ -142,9 +142,10 @@ export function convLayerPlanesSimd(
         if (bias !== undefined) m.set(bias.subarray(m0), bOff);
         packedFrom = m0;
       }
-      w.k.convLayer((at + (b - b0) * image) * 4, C, H, W, wOff * 4, q1 - q0, K, bOff * 4, relu ? 1 : 0, (outOff + (q0 - plane) * planeLen) * 4);
+      const outOff = outAt + ((outAt - out.byteOffset / 4 - q0 * planeLen) & 1);
+      w.k.convLayer((at + (b - b0) * image) * 4, C, H, W, wOff * 4, q1 - q0, K, bOff * 4, relu ? 1 : 0, outOff * 4);
+      out.set(m.subarray(outOff, outOff + (q1 - q0) * planeLen), q0 * planeLen);
     }
-    out.set(m.subarray(outOff, outOff + (bandEnd - plane) * planeLen), plane * planeLen);
     plane = bandEnd;
   }
 }

@@ -3,6 +3,7 @@ import type { OpContext, OpImplementation, OpOutput, Stencil3dProblem } from '@k
 import { stencilRunSimd, stencilStep, stencilStepSimd } from '../kernels/stencil3d.js';
 import { forSlices } from '../wasm/pace.js';
 import { withKernels, type WasmSupport } from '../wasm/runtime.js';
+import type { NewOutput } from '../outputs.js';
 
 type Grid = Float32Array | Float64Array;
 
@@ -16,7 +17,7 @@ export function stencilBuffers(p: Stencil3dProblem, out: Grid): (step: number) =
   return (t) => ({ src: t === 0 ? p.input : bufs[(p.steps - t) % 2]!, dst: bufs[(p.steps - 1 - t) % 2]! });
 }
 
-const newGrid = (p: Stencil3dProblem): Grid => new (p.input.constructor as Float32ArrayConstructor)(p.nx * p.ny * p.nz);
+const newGrid = (p: Stencil3dProblem, newOutput: NewOutput): Promise<Grid> => newOutput(p.input.constructor as Float32ArrayConstructor, p.nx * p.ny * p.nz);
 
 /** Cell updates per slice between abort checks (a few ms): bands of z-planes, or many steps of a small grid. */
 const SLICE_CELLS_JS = 2 ** 20;
@@ -40,8 +41,8 @@ async function pacedSteps(p: Stencil3dProblem, signal: AbortSignal | undefined, 
   });
 }
 
-async function direct(p: Stencil3dProblem, ctx: OpContext<Grid>): Promise<OpOutput<Grid>> {
-  const out = ctx.out ?? newGrid(p);
+async function direct(p: Stencil3dProblem, ctx: OpContext<Grid>, newOutput: NewOutput): Promise<OpOutput<Grid>> {
+  const out = ctx.out ?? (await newGrid(p, newOutput));
   if (p.steps === 0) {
     out.set(p.input);
     return { data: out };
@@ -54,14 +55,15 @@ async function direct(p: Stencil3dProblem, ctx: OpContext<Grid>): Promise<OpOutp
   return { data: out };
 }
 
-/** `simd`: the runtime's WebAssembly SIMD support; without it only the JavaScript kernel is offered. */
-export function stencil3dOp(simd: WasmSupport | undefined): OpImplementation<'stencil3d'> {
-  if (simd === undefined) return { defaultVariant: 'direct', variants: { direct } };
+/** `simd`: the runtime's WebAssembly SIMD support; without it only the JavaScript kernel is offered. `newOutput`: result arrays. */
+export function stencil3dOp(simd: WasmSupport | undefined, newOutput: NewOutput): OpImplementation<'stencil3d'> {
+  const js = (p: Stencil3dProblem, ctx: OpContext<Grid>): Promise<OpOutput<Grid>> => direct(p, ctx, newOutput);
+  if (simd === undefined) return { defaultVariant: 'direct', variants: { direct: js } };
   return {
     defaultVariant: 'wasm-simd',
     variants: {
-      'wasm-simd'(p, ctx) {
-        const out = ctx.out ?? newGrid(p);
+      async 'wasm-simd'(p, ctx) {
+        const out = ctx.out ?? (await newGrid(p, newOutput));
         if (p.steps === 0) {
           out.set(p.input);
           return { data: out };
@@ -78,7 +80,7 @@ export function stencil3dOp(simd: WasmSupport | undefined): OpImplementation<'st
           return { data: out, notes: ['the grid is too large to keep in WebAssembly memory: each step was copied in and out in bands'] };
         });
       },
-      direct,
+      direct: js,
     },
   };
 }

@@ -4,8 +4,12 @@ import type { CallShape } from './cost-model.js';
 
 /** Candidates predicted within this factor of the best measured time get a trial. */
 export const DEFAULT_EXPLORE_FACTOR = 8;
-/** Timed calls every trial makes at least (after the warm-up). */
-export const TRIAL_CALLS = 2;
+/**
+ * Timed calls every trial makes at least (after the warm-up). Long calls reach DEFAULT_TRIAL_MIN_MS
+ * in one or two, but those are the calls that keep getting faster longest (a fresh output's pages
+ * faulted in, result memory not yet coming back), so they get this many however long they take.
+ */
+export const TRIAL_CALLS = 4;
 /**
  * A trial keeps timing until its timed calls add up to this many ms, and its time comes from the
  * later half of them (trialTime): a fresh worker pool's or GPU's calls at a new size keep getting

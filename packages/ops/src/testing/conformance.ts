@@ -119,6 +119,27 @@ export async function describeConformance(name: string, create: () => Backend | 
         expect(res.data).toBe(out);
         expect(verifyResult('conv2d', args, out)).toBeUndefined();
       });
+      it('writes every element of out, whatever it held before (a result array may reuse a dropped result)', async () => {
+        const cases: readonly (readonly [OpName, OpArgs<OpName>, number])[] = [
+          ['conv2d', conv2dCase([2, 9, 11, 3], 41), 2 * 9 * 11],
+          ['stencil3d', stencilCase([6, 5, 7, 3, 'zero'], 42), 6 * 5 * 7],
+          ['stencil3d', stencilCase([6, 5, 7, 2, 'copy'], 43), 6 * 5 * 7],
+          ['scan', scanCase('u32', 1000, 44), 1000],
+          ['scan', scanCase('f32', 1000, 45, true), 1000],
+          ['convLayer', convLayerCase([2, 3, 9, 8, 5, 3], 46, { bias: true, relu: true }), 2 * 5 * 7 * 6],
+        ];
+        for (const [op, args, length] of cases) {
+          for (const variant of variantsToRun(op)) {
+            const input = (args as { readonly input: ArrayLike<number> & { readonly constructor: unknown } }).input;
+            const Ctor = input.constructor as new (n: number) => Float32Array | Uint32Array;
+            const out = new Ctor(length).fill(Ctor === Uint32Array ? 0xdeadbeef : Number.NaN);
+            const run = backend[op] as unknown as (a: OpArgs<OpName>, o: object) => Promise<{ data: unknown }>;
+            await run(args, { variant, out });
+            const msg = verifyResult(op, args, out as never);
+            if (msg !== undefined) expect.fail(`${op}/${variant} into a prefilled out: ${msg}`);
+          }
+        }
+      });
       it('scans in place when options.out is the input', async () => {
         const args = scanCase('u32', 1000, 9);
         const copy = args.input.slice();

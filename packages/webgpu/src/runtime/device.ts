@@ -1,11 +1,12 @@
-import { DeviceError, KernelkitError, LimitExceededError } from '@kernelkit/core';
+import { totalmem } from 'node:os';
+import { DeviceError, KernelkitError, LimitExceededError, ResultArrays, type ResultCtor } from '@kernelkit/core';
 import type { AdapterInfo } from '@kernelkit/ops';
 import { reopenAdapter, type OpenedAdapter } from './adapter.js';
 import { POOL_IDLE_BYTES, type BufferPool } from './buffer-pool.js';
 import { deviceRequest, Generation, type DeviceRequest } from './generation.js';
 import { BufferLedger } from './ledger.js';
 import type { Program } from './program.js';
-import { freshOutput } from './fresh-output.js';
+import { prefault, PREFAULT_MIN_BYTES } from './fresh-output.js';
 import type { Landing } from './landing.js';
 import { markDeviceLoss } from './shards.js';
 import { DEFAULT_STAGING, SMALL_WRITE_BYTES, TransferClock, type StagingShape } from './transfer.js';
@@ -13,6 +14,11 @@ import { BUF } from './usage.js';
 
 /** Default clock warm-up before a timed pass, in ms of full-clock FMA work (chosen from the ramp measurement of apps/studies webgpu/ceilings.js). */
 export const DEFAULT_WARMUP_MS = 60;
+
+/** Outputs from this size on reuse dropped results' memory; smaller ones come from the allocator's own free lists. */
+export const RESULT_MIN_BYTES = 1 << 20;
+/** Most bytes of dropped results kept for reuse (per device). */
+const RESULT_CACHE_BYTES = Math.min(2 ** 31, Math.floor(totalmem() / 8));
 
 export interface Dispatch {
   readonly pipeline: GPUComputePipeline;
@@ -126,6 +132,8 @@ export class GpuDevice {
   readonly clock = new TransferClock();
   /** Whether large outputs get their pages faulted in by worker threads (runtime/fresh-output.ts); not on software adapters, whose kernels use every core. */
   prefaultOutputs: boolean;
+  /** The outputs `output` hands out, on memory reused once callers drop them. */
+  private readonly results = new ResultArrays(RESULT_MIN_BYTES, RESULT_CACHE_BYTES);
 
   private constructor(opened: OpenedAdapter, request: DeviceRequest, device: GPUDevice) {
     this.opened = opened;
@@ -374,6 +382,8 @@ export class GpuDevice {
     } catch (e) {
       thrown = { error: e };
     }
+    // A collection that hands dropped outputs back runs here, while the GPU works.
+    this.results.collectIfDue();
     const scopes = [d.popErrorScope(), d.popErrorScope(), d.popErrorScope()];
     const checked = this.race(Promise.all(scopes)).then((found) => {
       if (thrown !== undefined) throw thrown.error;
@@ -384,9 +394,27 @@ export class GpuDevice {
     return checked;
   }
 
-  /** A new output array of `length` elements for a readback to fill (see fresh-output.ts). */
-  output<T>(ctor: { new (length: number): T; new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number }, length: number): T {
-    return freshOutput(ctor, length, this.prefaultOutputs);
+  /**
+   * An output array of `length` elements for a readback to fill, its content undefined until
+   * then: from RESULT_MIN_BYTES on, the memory of a result the caller dropped when one of its
+   * size is free (already faulted in), else fresh memory that large ones have faulted in by
+   * worker threads (fresh-output.ts). The backend hands it over once the call succeeded.
+   */
+  output<T>(ctor: ResultCtor<T>, length: number): T {
+    const bytes = length * ctor.BYTES_PER_ELEMENT;
+    return this.results.array(ctor, length, (kept, forCaller) => {
+      if (this.prefaultOutputs && bytes >= PREFAULT_MIN_BYTES) prefault(kept, forCaller);
+    });
+  }
+
+  /** After a call succeeded with `data` as its result: memory from `output` comes back once the caller's array is collected. */
+  handOver(data: unknown): void {
+    this.results.handOver(data);
+  }
+
+  /** Bytes of dropped results kept for reuse now (testing). */
+  get keptResultBytes(): number {
+    return this.results.keptBytes;
   }
 
   /** Upload and readback wall time of the call now running (see TransferClock). */
@@ -569,6 +597,7 @@ export class GpuDevice {
   /** Destroys every buffer and the device and drops the create() object so the process can exit. Idempotent. */
   destroy(): void {
     this.closing = true;
+    this.results.close();
     this.gen.retire();
     this.opened = undefined;
   }

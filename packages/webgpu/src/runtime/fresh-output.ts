@@ -1,13 +1,13 @@
 /**
- * Output arrays whose memory is faulted in by worker threads while the GPU works.
+ * Fresh output memory faulted in by worker threads while the GPU works.
  *
- * A freshly allocated typed array is backed by pages the kernel maps on first write, and on a
- * big readback those page faults, taken one at a time on the main thread inside the copy, cost
- * more than the copy itself. Here a large output is a SharedArrayBuffer that a few worker
- * threads touch (one write per page) as soon as it is made, in parallel and during the call's
- * upload and kernel; a readback copies into a range of it only once the workers have reported
- * every piece that range covers done (see `untilTouched`), so a worker's write can never land on
- * copied data.
+ * A fresh output is backed by pages the kernel maps on first write, and on a big readback those
+ * page faults, taken one at a time on the main thread inside the copy, cost more than the copy
+ * itself. Outputs reuse the memory of results the caller dropped (GpuDevice.output); where none
+ * is free, a large one is a new SharedArrayBuffer that a few worker threads touch (one write per
+ * page) as soon as it is made, in parallel and during the call's upload and kernel. A readback
+ * copies into a range of it only once the workers have reported every piece that range covers
+ * done (see `untilTouched`), so a worker's write can never land on copied data.
  *
  * The workers are shared by every backend of the process, started on first use and unref'd while
  * idle, so they never keep a process alive.
@@ -15,7 +15,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
-/** Outputs smaller than this are plain arrays: their faults cost less than a round trip to the workers. */
+/** Fresh outputs smaller than this are not touched by the workers: their faults cost less than a round trip to them. */
 export const PREFAULT_MIN_BYTES = 16 << 20;
 
 const PAGE = 4096;
@@ -110,19 +110,16 @@ class TouchPool {
 let pool: TouchPool | undefined;
 const touching = new WeakMap<ArrayBufferLike, readonly Piece[]>();
 
-type OutputCtor<T> = { new (length: number): T; new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number };
-
 /**
- * A zeroed output of `length` elements: with `prefault` and at least PREFAULT_MIN_BYTES, backed by
- * a SharedArrayBuffer whose pages worker threads are faulting in; otherwise a plain array.
+ * Has worker threads fault in the pages of `buffer`, a fresh output of at least
+ * PREFAULT_MIN_BYTES; `alias` is another handle on the same memory (the caller's), which a
+ * readback may be given instead: `untilTouched` answers for both.
  */
-export function freshOutput<T>(ctor: OutputCtor<T>, length: number, prefault: boolean): T {
-  const bytes = length * ctor.BYTES_PER_ELEMENT;
-  if (!prefault || bytes < PREFAULT_MIN_BYTES) return new ctor(length);
+export function prefault(buffer: SharedArrayBuffer, alias: SharedArrayBuffer): void {
   pool ??= new TouchPool(prefaultThreads());
-  const buffer = new SharedArrayBuffer(bytes);
-  touching.set(buffer, pool.touch(buffer));
-  return new ctor(buffer);
+  const pieces = pool.touch(buffer);
+  touching.set(buffer, pieces);
+  touching.set(alias, pieces);
 }
 
 /**

@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { HELD_RESULT_BYTES, ResultMemory } from '../src/result-memory.js';
+import { HELD_RESULT_BYTES, ResultArrays, ResultMemory } from '../src/result-memory.js';
 
 // Collection decides when memory comes back, so these tests collect garbage themselves.
 v8.setFlagsFromString('--expose-gc');
@@ -17,23 +17,23 @@ async function collectUntil(done: () => boolean): Promise<boolean> {
 }
 
 describe('ResultMemory', () => {
-  it("gives the caller its own handle on the workers' memory", () => {
+  it("gives the caller its own handle on the kept memory", () => {
     const m = new ResultMemory(1 << 20);
-    const { forWorkers, forCaller } = m.take(64);
-    expect(forCaller).not.toBe(forWorkers);
-    new Int32Array(forWorkers)[3] = 42;
+    const { kept, forCaller } = m.take(64);
+    expect(forCaller).not.toBe(kept);
+    new Int32Array(kept)[3] = 42;
     expect(new Int32Array(forCaller)[3]).toBe(42);
   });
 
   it("reuses handed-over memory once the caller's handle is collected", async () => {
     const m = new ResultMemory(1 << 20);
-    const forWorkers = (() => {
+    const kept = (() => {
       const r = m.take(4096);
-      m.handOver(r.forCaller, r.forWorkers);
-      return r.forWorkers;
+      m.handOver(r.forCaller, r.kept);
+      return r.kept;
     })();
     expect(await collectUntil(() => m.keptBytes === 4096)).toBe(true);
-    expect(m.take(4096).forWorkers).toBe(forWorkers);
+    expect(m.take(4096).kept).toBe(kept);
     expect(m.keptBytes).toBe(0);
   });
 
@@ -43,7 +43,7 @@ describe('ResultMemory', () => {
     expect(await collectUntil(() => m.keptBytes > 0)).toBe(false);
     (() => {
       const r = m.take(4096);
-      m.handOver(r.forCaller, r.forWorkers);
+      m.handOver(r.forCaller, r.kept);
     })();
     m.close();
     expect(await collectUntil(() => m.keptBytes > 0)).toBe(false);
@@ -53,8 +53,8 @@ describe('ResultMemory', () => {
     const m = new ResultMemory(5 * 4096);
     const handBack = (bytes: number) => {
       const r = m.take(bytes);
-      m.handOver(r.forCaller, r.forWorkers);
-      return r.forWorkers;
+      m.handOver(r.forCaller, r.kept);
+      return r.kept;
     };
     // Four results of one size; then one of another size, which only fits if one of them goes.
     (() => {
@@ -63,18 +63,18 @@ describe('ResultMemory', () => {
     expect(await collectUntil(() => m.keptBytes === 4 * 4096)).toBe(true);
     const bigger = (() => handBack(2 * 4096))();
     expect(await collectUntil(() => m.keptBytes === 3 * 4096 + 2 * 4096)).toBe(true);
-    expect(m.take(2 * 4096).forWorkers).toBe(bigger);
+    expect(m.take(2 * 4096).kept).toBe(bigger);
   });
 
   it('prompts a collection once callers hold another HELD_RESULT_BYTES, at collectIfDue and not in take', () => {
     const prompts: number[] = [];
-    const m = new ResultMemory(0, (bytes) => prompts.push(bytes));
+    const m = new ResultMemory(0, { prompt: (bytes) => prompts.push(bytes) });
     const held: SharedArrayBuffer[] = [];
     const size = 8 * 2 ** 20;
     const call = () => {
       const r = m.take(size);
       held.push(r.forCaller);
-      m.handOver(r.forCaller, r.forWorkers);
+      m.handOver(r.forCaller, r.kept);
       m.collectIfDue();
     };
     for (let i = 0; i * size <= HELD_RESULT_BYTES; i++) call();
@@ -85,5 +85,40 @@ describe('ResultMemory', () => {
     expect(prompts).toEqual([held.length * size]);
     m.collectIfDue();
     expect(prompts).toHaveLength(1);
+  });
+});
+
+describe('ResultArrays', () => {
+  const MIN = 4096;
+
+  it('makes small results plain arrays, larger ones views of kept shared memory', () => {
+    const r = new ResultArrays(MIN, 1 << 20);
+    expect(r.array(Float32Array, MIN / 4 - 1).buffer).toBeInstanceOf(ArrayBuffer);
+    expect(r.array(Float32Array, MIN / 4).buffer).toBeInstanceOf(SharedArrayBuffer);
+  });
+
+  it('reuses a result only once it was handed over and collected, and tells fresh memory apart', async () => {
+    const r = new ResultArrays(MIN, 1 << 20);
+    const fresh: number[] = [];
+    const make = () => r.array(Uint32Array, 2048, (kept) => fresh.push(kept.byteLength));
+    (() => void make())();
+    expect(await collectUntil(() => r.keptBytes > 0)).toBe(false);
+    (() => {
+      const a = make();
+      a[5] = 99;
+      r.handOver(a);
+      // Handing over twice, or something that is no result, changes nothing.
+      r.handOver(a);
+      r.handOver(new Uint32Array(2048));
+      r.handOver({});
+    })();
+    expect(await collectUntil(() => r.keptBytes === 8192)).toBe(true);
+    expect(fresh).toEqual([8192, 8192]);
+    const again = make();
+    expect(fresh).toHaveLength(2);
+    expect(r.keptBytes).toBe(0);
+    // The memory of the dropped result: its content is what that result left.
+    expect(again[5]).toBe(99);
+    r.close();
   });
 });

@@ -1,0 +1,165 @@
+import { BufferCache } from './buffer-cache.js';
+import { promptCollection } from './collect.js';
+
+/**
+ * Memory for the results a backend returns, reused once the caller drops them.
+ *
+ * A fresh result array costs a page fault per 4 KiB on its first write, more than the copy or
+ * kernel that fills it on large outputs. So each result's memory (a SharedArrayBuffer) is kept
+ * here, and the caller gets a handle of its own on it (a clone: the same memory, another object).
+ * Once the caller's handle is garbage-collected the memory serves the next result of its size,
+ * already faulted in, whatever other handles (a worker's, a copy's) still exist. A result's
+ * memory is handed over only once nothing but the caller will write it (`handOver`).
+ */
+/** Result bytes callers may hold uncollected before a new result prompts a collection (see `take`). */
+export const HELD_RESULT_BYTES = 64 * 2 ** 20;
+
+export class ResultMemory {
+  private readonly free: BufferCache<SharedArrayBuffer>;
+  /** Bytes handed to callers whose handles have not been collected yet. */
+  private heldBytes = 0;
+  /** `heldBytes` at the last prompt: the next comes once callers hold another `HELD_RESULT_BYTES`. */
+  private heldAtPrompt = 0;
+  /** Non-zero: `collectIfDue` prompts a collection this large. */
+  private collectionDue = 0;
+  private closed = false;
+  private readonly prompt: (bytes: number) => void;
+  private readonly registry = new FinalizationRegistry<SharedArrayBuffer>((memory) => this.giveBack(memory));
+
+  /**
+   * `maxBytes`: most bytes kept free between calls; `make`: a new buffer (the Piscina pool's carry
+   * ids); `prompt`: how a collection is prompted (tests watch it).
+   */
+  constructor(maxBytes: number, options: { readonly make?: (byteLength: number) => SharedArrayBuffer; readonly prompt?: (bytes: number) => void } = {}) {
+    this.free = new BufferCache(maxBytes, options.make ?? ((n) => new SharedArrayBuffer(n)), (b) => b.byteLength);
+    this.prompt = options.prompt ?? promptCollection;
+  }
+
+  /**
+   * Memory of `byteLength` bytes (`kept`, the handle this keeps and the writers use) and the
+   * caller's handle on it; `reused` when it served an earlier result (so it is faulted in). Its
+   * content is whatever the last result left: the ops using it write every element. A
+   * collection this finds due waits for `collectIfDue`.
+   */
+  take(byteLength: number): { readonly kept: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer; readonly reused: boolean } {
+    const before = this.free.keptBytes;
+    const kept = this.free.acquire(byteLength);
+    // The collection that hands dropped results back, as large as what callers hold.
+    if (this.heldBytes > this.heldAtPrompt + HELD_RESULT_BYTES) {
+      this.heldAtPrompt = this.heldBytes;
+      this.collectionDue = this.heldBytes;
+    }
+    return { kept, forCaller: structuredClone(kept), reused: this.free.keptBytes < before };
+  }
+
+  /**
+   * Prompts the collection `take` found due, if any. Calls run it once their work is under way
+   * (tasks queued, GPU commands submitted), so that it overlaps that work instead of delaying it.
+   */
+  collectIfDue(): void {
+    if (this.collectionDue === 0) return;
+    const bytes = this.collectionDue;
+    this.collectionDue = 0;
+    this.prompt(bytes);
+  }
+
+  /**
+   * After the call succeeded: the memory comes back once the caller's handle is collected. A
+   * failed call never hands it over, since a stopped writer might still be writing there.
+   */
+  handOver(forCaller: SharedArrayBuffer, kept: SharedArrayBuffer): void {
+    if (this.closed) return;
+    this.registry.register(forCaller, kept);
+    this.heldBytes += kept.byteLength;
+  }
+
+  /** Bytes kept free now (testing). */
+  get keptBytes(): number {
+    return this.free.keptBytes;
+  }
+
+  /** Bytes handed to callers whose handles have not been collected yet. */
+  get outstandingBytes(): number {
+    return this.heldBytes;
+  }
+
+  /** Drops the free memory; memory handed over before comes back to nobody. */
+  close(): void {
+    this.closed = true;
+    this.free.clear();
+  }
+
+  private giveBack(memory: SharedArrayBuffer): void {
+    this.heldBytes -= memory.byteLength;
+    this.heldAtPrompt = Math.min(this.heldAtPrompt, this.heldBytes);
+    if (!this.closed) this.free.release(memory);
+  }
+}
+
+/** A typed array constructor a result can be made with: of a length, or over shared memory. */
+export interface ResultCtor<T> {
+  new (length: number): T;
+  new (buffer: SharedArrayBuffer): T;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/**
+ * A backend's result arrays: from `minBytes` on, on memory a `ResultMemory` keeps (smaller ones
+ * come from the allocator's own free lists). The backend hands a result over once its call
+ * succeeded (`handOver`, which the backend kit calls); until then its memory serves nothing else.
+ */
+export class ResultArrays {
+  private readonly memory: ResultMemory;
+  /** Results of calls not yet succeeded: the caller's buffer and the memory kept for it. */
+  private readonly unhanded = new WeakMap<ArrayBufferLike, SharedArrayBuffer>();
+
+  constructor(
+    private readonly minBytes: number,
+    maxBytes: number,
+    options?: { readonly prompt?: (bytes: number) => void },
+  ) {
+    this.memory = new ResultMemory(maxBytes, options);
+  }
+
+  /**
+   * A result of `length` elements, its content undefined: the op writes every element, as it
+   * does into a caller's `out`. `onFresh` sees memory that serves its first result (to have its
+   * pages faulted in early), with the caller's handle on it.
+   */
+  array<T>(ctor: ResultCtor<T>, length: number, onFresh?: (kept: SharedArrayBuffer, forCaller: SharedArrayBuffer) => void): T {
+    const bytes = length * ctor.BYTES_PER_ELEMENT;
+    if (bytes < this.minBytes) return new ctor(length);
+    const r = this.memory.take(bytes);
+    if (!r.reused) onFresh?.(r.kept, r.forCaller);
+    this.unhanded.set(r.forCaller, r.kept);
+    return new ctor(r.forCaller);
+  }
+
+  /** After a call succeeded with `data` as its result: memory from `array` comes back once the caller's array is collected. */
+  handOver(data: unknown): void {
+    if (!ArrayBuffer.isView(data)) return;
+    const kept = this.unhanded.get(data.buffer);
+    if (kept === undefined) return;
+    this.unhanded.delete(data.buffer);
+    this.memory.handOver(data.buffer as SharedArrayBuffer, kept);
+  }
+
+  /** Prompts the collection that hands dropped results back, when one is due (see ResultMemory.collectIfDue). */
+  collectIfDue(): void {
+    this.memory.collectIfDue();
+  }
+
+  /** Bytes of dropped results kept for reuse now. */
+  get keptBytes(): number {
+    return this.memory.keptBytes;
+  }
+
+  /** Bytes of results handed over whose arrays have not been collected yet. */
+  get outstandingBytes(): number {
+    return this.memory.outstandingBytes;
+  }
+
+  close(): void {
+    this.memory.close();
+  }
+}
