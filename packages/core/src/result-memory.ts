@@ -1,5 +1,13 @@
+import { totalmem } from 'node:os';
 import { BufferCache } from './buffer-cache.js';
 import { promptCollection } from './collect.js';
+
+/** Result bytes callers may hold uncollected before a new result prompts a collection (see `take`). */
+export const HELD_RESULT_BYTES = 64 * 2 ** 20;
+/** Results from this size on are kept for reuse; smaller ones come from the allocator's own free lists. */
+export const RESULT_MIN_BYTES = 1 << 20;
+/** Most bytes a backend keeps free of each kind of reusable memory (buffers, results): min(2 GiB, RAM/8). */
+export const KEEP_BYTES = Math.min(2 ** 31, Math.floor(totalmem() / 8));
 
 /**
  * Memory for the results a backend returns, reused once the caller drops them.
@@ -11,9 +19,6 @@ import { promptCollection } from './collect.js';
  * already faulted in, whatever other handles (a worker's, a copy's) still exist. A result's
  * memory is handed over only once nothing but the caller will write it (`handOver`).
  */
-/** Result bytes callers may hold uncollected before a new result prompts a collection (see `take`). */
-export const HELD_RESULT_BYTES = 64 * 2 ** 20;
-
 export class ResultMemory {
   private readonly free: BufferCache<SharedArrayBuffer>;
   /** Bytes handed to callers whose handles have not been collected yet. */
@@ -114,7 +119,7 @@ export class ResultArrays {
   private readonly unhanded = new WeakMap<ArrayBufferLike, SharedArrayBuffer>();
 
   constructor(
-    private readonly minBytes: number,
+    readonly minBytes: number,
     maxBytes: number,
     options?: { readonly prompt?: (bytes: number) => void },
   ) {

@@ -8,9 +8,6 @@ import { stencil3dOp } from './ops/stencil3d.js';
 import { wasmSupport } from './wasm/runtime.js';
 import { resultOutputs } from './outputs.js';
 
-/** Most bytes of dropped results kept for reuse. */
-const RESULT_CACHE_BYTES = Math.min(2 ** 31, Math.floor(os.totalmem() / 8));
-
 /**
  * The sequential CPU backend: one thread, typed arrays. conv2d, convLayer, stencil3d and scan default
  * to WebAssembly SIMD kernels (`wasm-simd`) where the runtime has WebAssembly SIMD, and offer
@@ -23,7 +20,7 @@ export function createCpuBackend(): Backend {
   const simd = 'module' in s ? s : undefined;
   const kernels =
     'unavailable' in s ? `JavaScript kernels only (${s.unavailable})` : `WebAssembly ${s.flavour === 'relaxed-simd' ? 'relaxed SIMD (fused multiply-add)' : 'SIMD'} kernels`;
-  const { results, newOutput } = resultOutputs(RESULT_CACHE_BYTES);
+  const { results, newOutput } = resultOutputs();
   return createBackend({
     name: 'cpu',
     info: {

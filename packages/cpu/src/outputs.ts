@@ -1,10 +1,7 @@
-import { ResultArrays, type ResultCtor } from '@kernelkit/core';
+import { KEEP_BYTES, RESULT_MIN_BYTES, ResultArrays, type ResultCtor } from '@kernelkit/core';
 
 /** Makes a call's result array when the caller gave no `out`: its content is undefined, so the op writes every element (as into an `out`). */
 export type NewOutput = <T>(ctor: ResultCtor<T>, length: number) => Promise<T>;
-
-/** Results from this size on reuse the memory of results the caller dropped; smaller ones come from the allocator's own free lists. */
-export const RESULT_MIN_BYTES = 1 << 20;
 
 /**
  * The backend's result arrays (ResultArrays in @kernelkit/core): a loop of calls writes memory
@@ -14,10 +11,10 @@ export const RESULT_MIN_BYTES = 1 << 20;
  * calls would never see one come back. With one thread there is nothing to overlap a prompted
  * collection with, so it runs as the result is made.
  */
-export function resultOutputs(maxBytes: number): { readonly results: ResultArrays; readonly newOutput: NewOutput } {
-  const results = new ResultArrays(RESULT_MIN_BYTES, maxBytes);
+export function resultOutputs(): { readonly results: ResultArrays; readonly newOutput: NewOutput } {
+  const results = new ResultArrays(RESULT_MIN_BYTES, KEEP_BYTES);
   const newOutput: NewOutput = async (ctor, length) => {
-    if (length * ctor.BYTES_PER_ELEMENT >= RESULT_MIN_BYTES && results.outstandingBytes > 0) await new Promise((r) => setImmediate(r));
+    if (length * ctor.BYTES_PER_ELEMENT >= results.minBytes && results.outstandingBytes > 0) await new Promise((r) => setImmediate(r));
     const out = results.array(ctor, length);
     results.collectIfDue();
     return out;

@@ -1,17 +1,13 @@
 import { existsSync } from 'node:fs';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { BackendUnavailableError, BufferCache, InvalidArgumentError, ResultMemory } from '@kernelkit/core';
+import { BackendUnavailableError, BufferCache, InvalidArgumentError, KEEP_BYTES, ResultMemory } from '@kernelkit/core';
 import type { Backend, OpName } from '@kernelkit/ops';
 import { newSharedMemory, sharedWasmModule, wasmSupport, type WasmSupport } from '@kernelkit/cpu';
 import type { ModuleMemory, PoolWorkerData, Task } from './protocol.js';
 import { newBufferId, pooledSharedBuffer } from './buffer-ids.js';
 
 type WasmModule = WasmSupport['module'];
-
-/** Most bytes of idle buffers each cache keeps: min(2 GiB, RAM/8). */
-const CACHE_BYTES = Math.min(2 ** 31, Math.floor(os.totalmem() / 8));
 
 /**
  * The built worker. Resolved relative to the package root so that it is `dist/worker.js` both
@@ -103,14 +99,14 @@ export class Pool {
   disposed = false;
   lastStats: CallStats | undefined;
   readonly buffers = new BufferCache<SharedArrayBuffer>(
-    CACHE_BYTES,
+    KEEP_BYTES,
     pooledSharedBuffer,
     (b) => b.byteLength,
   );
   /** Shared WebAssembly memories for the shared-memory kernels, by size in whole pages. */
-  readonly memories = new BufferCache<ModuleMemory>(CACHE_BYTES, (n) => ({ memory: newSharedMemory(n), id: newBufferId() }), (m) => m.memory.buffer.byteLength);
+  readonly memories = new BufferCache<ModuleMemory>(KEEP_BYTES, (n) => ({ memory: newSharedMemory(n), id: newBufferId() }), (m) => m.memory.buffer.byteLength);
   /** Memory of results the workers write in place (see ResultMemory in @kernelkit/core). */
-  readonly results = new ResultMemory(CACHE_BYTES, { make: pooledSharedBuffer });
+  readonly results = new ResultMemory(KEEP_BYTES, { make: pooledSharedBuffer });
   /** The shared-memory build of the kernels, when the workers have it too. */
   readonly sharedModule: WasmModule | undefined;
   /** Serialises calls whose tasks wait for each other (stencil barriers), so two can never deadlock. */

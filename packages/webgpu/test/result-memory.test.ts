@@ -4,28 +4,12 @@
  * memory of a failed call is never reused, a caller's `out` is never taken, and dispose drops
  * what is kept.
  */
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeviceError } from '@kernelkit/core';
+import { DeviceError, RESULT_MIN_BYTES } from '@kernelkit/core';
 import { verifyResult, type Backend } from '@kernelkit/ops';
-import { scanCase } from '@kernelkit/ops/testing';
+import { collectUntil, scanCase } from '@kernelkit/ops/testing';
 import { createWebGpuBackend } from '../src/index.js';
-import { RESULT_MIN_BYTES } from '../src/runtime/device.js';
 import { failPass, keptResultBytes } from '../src/testing.js';
-
-// Collection decides when a dropped result's memory comes back, so these tests collect themselves.
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-
-/** Collects until `done()` (finalization callbacks run as tasks after a collection), at most 20 rounds. */
-async function collectUntil(done: () => boolean): Promise<boolean> {
-  for (let i = 0; i < 20 && !done(); i++) {
-    gc();
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return done();
-}
 
 const N = RESULT_MIN_BYTES / 4 + 1000;
 const BYTES = N * 4;

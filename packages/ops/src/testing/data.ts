@@ -11,7 +11,7 @@ export * from './cases.js';
 export { compareFloat, compareExact } from './compare.js';
 export type { Mismatch } from './compare.js';
 export { DEFAULT_FC_SEED, DEFAULT_PROPERTY_RUNS, fcSeedFromEnv, lifetimeCyclesFromEnv, propertyRunsFromEnv, readPositiveIntEnv } from './env.js';
-export { gcFunction } from './gc.js';
+export { collectUntil, gcFunction } from './gc.js';
 export { refusalProblem } from './refusal.js';
 export type { Refusal } from './refusal.js';
 export { expectExitCode, spawnCli } from './spawn-cli.js';

@@ -16,3 +16,17 @@ export function gcFunction(): (() => void) | undefined {
     return undefined;
   }
 }
+
+/**
+ * Collects garbage until `done()`, at most `rounds` times; resolves to `done()`. Each round waits
+ * 5 ms, since finalization callbacks run as tasks after a collection. Throws where no GC can be had.
+ */
+export async function collectUntil(done: () => boolean, rounds = 20): Promise<boolean> {
+  const gc = gcFunction();
+  if (gc === undefined) throw new Error('collectUntil: no garbage collector to call (run node with --expose-gc)');
+  for (let i = 0; i < rounds && !done(); i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return done();
+}

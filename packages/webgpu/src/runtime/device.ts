@@ -1,5 +1,4 @@
-import { totalmem } from 'node:os';
-import { DeviceError, KernelkitError, LimitExceededError, ResultArrays, type ResultCtor } from '@kernelkit/core';
+import { DeviceError, KEEP_BYTES, KernelkitError, LimitExceededError, RESULT_MIN_BYTES, ResultArrays, type ResultCtor } from '@kernelkit/core';
 import type { AdapterInfo } from '@kernelkit/ops';
 import { reopenAdapter, type OpenedAdapter } from './adapter.js';
 import { POOL_IDLE_BYTES, type BufferPool } from './buffer-pool.js';
@@ -14,11 +13,6 @@ import { BUF } from './usage.js';
 
 /** Default clock warm-up before a timed pass, in ms of full-clock FMA work (chosen from the ramp measurement of apps/studies webgpu/ceilings.js). */
 export const DEFAULT_WARMUP_MS = 60;
-
-/** Outputs from this size on reuse dropped results' memory; smaller ones come from the allocator's own free lists. */
-export const RESULT_MIN_BYTES = 1 << 20;
-/** Most bytes of dropped results kept for reuse (per device). */
-const RESULT_CACHE_BYTES = Math.min(2 ** 31, Math.floor(totalmem() / 8));
 
 export interface Dispatch {
   readonly pipeline: GPUComputePipeline;
@@ -133,7 +127,7 @@ export class GpuDevice {
   /** Whether large outputs get their pages faulted in by worker threads (runtime/fresh-output.ts); not on software adapters, whose kernels use every core. */
   prefaultOutputs: boolean;
   /** The outputs `output` hands out, on memory reused once callers drop them. */
-  private readonly results = new ResultArrays(RESULT_MIN_BYTES, RESULT_CACHE_BYTES);
+  private readonly results = new ResultArrays(RESULT_MIN_BYTES, KEEP_BYTES);
 
   private constructor(opened: OpenedAdapter, request: DeviceRequest, device: GPUDevice) {
     this.opened = opened;
