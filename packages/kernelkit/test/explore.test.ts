@@ -310,6 +310,15 @@ describe('measured choice (exploration)', () => {
     await fresh.dispose();
   });
 
+  it('a worker pool measured faster by less than POOL_MARGIN loses, and the route says why', async () => {
+    const { loaders } = timedLoaders({ 'cpu/wasm-simd': 40, 'piscina/wasm-simd': 38 });
+    const k = await createKernels({ costModel: MODEL, explore: { ...ONE, closeRace: 1 } }, loaders, noEnv);
+    const routes = await calls(k, 5);
+    expect(routes[4]).toMatchObject({ choice: 'measured', backend: 'cpu', runnerUp: { backend: 'piscina' } });
+    expect(routes[4]!.reason).toMatch(/worker pool's times count 1\.1×/);
+    await k.dispose();
+  });
+
   it('a forced calibration drops the measured choices, in the file and in memory: the key explores again', async () => {
     const path = tmp();
     const { loaders } = timedLoaders(DELAYS);

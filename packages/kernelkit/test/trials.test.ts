@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addTrialCall, closeRunnerUp, TRIAL_CALLS, confirmCall, confirmStep, decide, nextTurn, pickName, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
+  addTrialCall, closeRunnerUp, POOL_MARGIN, TRIAL_CALLS, confirmCall, confirmStep, decide, nextTurn, pickName, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
 } from '../src/router/explore.js';
 
 /**
@@ -131,6 +131,16 @@ describe('trials', () => {
     expect(steps.at(-1)).toBe('settled cpu/v');
   });
 
+  it('settles on a worker pool only when it measures POOL_MARGIN faster than the next candidate', () => {
+    const ranked = [pick('piscina', 9), pick('cpu', 10)];
+    const near = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': (10 / POOL_MARGIN) * 1.01 }), DEFAULTS);
+    expect(near.steps.at(-1)).toBe('settled cpu/v');
+    const clear = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': (10 / POOL_MARGIN) * 0.99 }), DEFAULTS);
+    expect(clear.steps.at(-1)).toBe('settled piscina/v');
+    // Between two that are not pools, the faster by any amount.
+    expect(explore([pick('cpu', 10), pick('webgpu', 10)], steady({ 'cpu/v': 10, 'webgpu/v': 9.9 }), DEFAULTS).steps.at(-1)).toBe('settled webgpu/v');
+  });
+
   it('a close race: the runner-up within closeRace (default 1.5) of the winner, per unit of work', () => {
     const choice = (trials: Record<string, Trial>): MeasuredChoice => ({ backend: 'cpu', variant: 'v', trials });
     const t = (ms: number, work = 1000): Trial => ({ ms, work, calls: 2 });
@@ -168,5 +178,20 @@ describe('trials', () => {
     expect(clear.steps).toEqual(['confirm cpu/v', 'confirm cpu/v']);
     expect(clear.done.name).toBe('cpu/v');
     expect(clear.done.trials.get('webgpu/v')!.ms).toBe(14);
+  });
+
+  it('a worker pool wins a rematch only by POOL_MARGIN', () => {
+    const s: ExploreSettings = { ...DEFAULTS, trialMinMs: 0 };
+    const trials = new Map<string, Trial>([['cpu/v', { ms: 10, work: 1000, calls: 2 }], ['piscina/v', { ms: 10.5, work: 1000, calls: 2 }]]);
+    const finish = (pool: number): string => {
+      let c: Confirmation = { winner: 'cpu/v', runnerUp: 'piscina/v' };
+      for (;;) {
+        const step = confirmStep(c, trials, s);
+        if (step.kind === 'done') return step.name;
+        c = confirmCall(c, step, step.name === 'cpu/v' ? 10 : pool, 1000);
+      }
+    };
+    expect(finish(9.5)).toBe('cpu/v');
+    expect(finish(10 / POOL_MARGIN - 0.1)).toBe('piscina/v');
   });
 });

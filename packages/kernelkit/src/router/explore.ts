@@ -26,6 +26,20 @@ export const TRIAL_MAX_CALLS = 40;
  * every pool call such a first call, which settled calls back to back never are.
  */
 export const DEFAULT_TRIAL_RUN_MS = 50;
+/**
+ * A worker pool is chosen over another candidate only when it measures at least this many times
+ * faster: a pool that merely ties holds every core for nothing, and its calls vary more from one
+ * process to the next than a single thread's or a GPU's (its threads share the cores with the
+ * calling thread and the rest of the machine), so a tie in the trials is often a loss later.
+ */
+export const POOL_MARGIN = 1.1;
+
+/** Whether `name` (a `backend/variant`) runs on the worker pool. */
+export const isPool = (name: string): boolean => name.startsWith('piscina/');
+
+/** A measured time as candidates are ranked by it: a worker pool's raised by POOL_MARGIN. */
+export const rankedMs = (name: string, ms: number): number => (isPool(name) ? ms * POOL_MARGIN : ms);
+
 /** A candidate predicted slower than this per call gets no trial: learning must not cost a huge call on a slow backend. */
 export const DEFAULT_TRIAL_MAX_MS = 2000;
 
@@ -159,7 +173,7 @@ export type Decision =
  * one on `turn` keeps it while its trial is open, until the turn has a timed call and its timed
  * calls add up to `trialRunMs`; then the next turn goes to the open trial with the fewest timed ms (the earlier in
  * predicted order on a tie), so a slow phase of the machine lands on every candidate's calls, not
- * on one trial. With none open, the key settles on the fastest measured.
+ * on one trial. With none open, the key settles on the fastest measured (see rankedMs).
  */
 export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, TrialRun>, work: number, s: ExploreSettings, turn?: Turn): Decision | undefined {
   const best = ranked[0];
@@ -192,13 +206,14 @@ export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Tria
   return choice === undefined ? { kind: 'predicted', pick: best } : choice;
 }
 
-/** The fastest measured candidate still on offer (by time per unit of work), with every trial. */
+/** The fastest measured candidate still on offer (by time per unit of work, see rankedMs), with every trial. */
 function settle(ranked: readonly Pick[], trials: ReadonlyMap<string, Trial>, work: number): Extract<Decision, { kind: 'settled' }> | undefined {
   let winner: Pick | undefined;
   let winnerMs = Infinity;
   for (const p of ranked) {
     const t = trials.get(pickName(p));
-    if (t !== undefined && scaledMs(t, work) < winnerMs) [winner, winnerMs] = [p, scaledMs(t, work)];
+    const ms = t === undefined ? Infinity : rankedMs(pickName(p), scaledMs(t, work));
+    if (ms < winnerMs) [winner, winnerMs] = [p, ms];
   }
   if (winner === undefined) return undefined;
   const kept = Object.fromEntries([...trials].map(([name, t]) => [name, trialOf(t)]));
@@ -234,7 +249,7 @@ export type ConfirmStep =
   /** Settle on `name`, with `trials` holding the back-to-back times where measured. */
   | { readonly kind: 'done'; readonly name: string; readonly trials: ReadonlyMap<string, Trial> };
 
-/** The runner-up when the settled `choice` is a close race under `s`, else undefined. */
+/** The runner-up when the settled `choice` is a close race under `s` (times as rankedMs has them), else undefined. */
 export function closeRunnerUp(choice: MeasuredChoice, work: number, s: ExploreSettings): string | undefined {
   const winner = pickName(choice);
   const own = choice.trials[winner];
@@ -242,15 +257,17 @@ export function closeRunnerUp(choice: MeasuredChoice, work: number, s: ExploreSe
   let best: string | undefined;
   let bestMs = Infinity;
   for (const [name, t] of Object.entries(choice.trials)) {
-    if (name !== winner && scaledMs(t, work) < bestMs) [best, bestMs] = [name, scaledMs(t, work)];
+    const ms = rankedMs(name, scaledMs(t, work));
+    if (name !== winner && ms < bestMs) [best, bestMs] = [name, ms];
   }
-  return best !== undefined && bestMs < scaledMs(own, work) * (s.closeRace ?? DEFAULT_CLOSE_RACE) ? best : undefined;
+  return best !== undefined && bestMs < rankedMs(winner, scaledMs(own, work)) * (s.closeRace ?? DEFAULT_CLOSE_RACE) ? best : undefined;
 }
 
 /**
  * The next step of a close race's confirmation. The winner's calls come first, as many as a
  * trial makes; the runner-up gets its rematch only while its trial is within `closeRace` of them
- * (a winner faster back to back than in its trial needs none). The faster back to back wins.
+ * (a winner faster back to back than in its trial needs none). The faster back to back wins
+ * (a worker pool by POOL_MARGIN).
  */
 export function confirmStep(c: Confirmation, trials: ReadonlyMap<string, Trial>, s: ExploreSettings): ConfirmStep {
   if (!trialComplete(c.winnerCalls, s)) return { kind: 'confirm', name: c.winner };
@@ -262,10 +279,10 @@ export function confirmStep(c: Confirmation, trials: ReadonlyMap<string, Trial>,
     return { kind: 'done', name, trials: out };
   };
   const runnerUpTrial = trials.get(c.runnerUp);
-  if (c.runnerUpCalls === undefined && (runnerUpTrial === undefined || scaledMs(runnerUpTrial, winner.work) >= winner.ms * (s.closeRace ?? DEFAULT_CLOSE_RACE))) return done(c.winner);
+  if (c.runnerUpCalls === undefined && (runnerUpTrial === undefined || rankedMs(c.runnerUp, scaledMs(runnerUpTrial, winner.work)) >= rankedMs(c.winner, winner.ms) * (s.closeRace ?? DEFAULT_CLOSE_RACE))) return done(c.winner);
   if (!c.runnerUpWoken) return { kind: 'rematch', name: c.runnerUp, timed: false };
   if (!trialComplete(c.runnerUpCalls, s)) return { kind: 'rematch', name: c.runnerUp, timed: true };
-  return done(scaledMs(c.runnerUpCalls!, winner.work) < winner.ms ? c.runnerUp : c.winner);
+  return done(rankedMs(c.runnerUp, scaledMs(c.runnerUpCalls!, winner.work)) < rankedMs(c.winner, winner.ms) ? c.runnerUp : c.winner);
 }
 
 /** `c` after a call of its step `step` that took `ms` (scaled to `work`). */

@@ -15,7 +15,7 @@ import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
 import {
-  addTrialCall, closeRunnerUp, confirmCall, confirmStep, decide, nextTurn, pickName, routingKey, trialOf, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
+  addTrialCall, closeRunnerUp, confirmCall, confirmStep, decide, nextTurn, pickName, POOL_MARGIN, routingKey, scaledMs, trialOf, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
 } from './explore.js';
 
 /**
@@ -580,11 +580,13 @@ export class Router {
       const own = trials[pickName(pick)];
       const other = ranked.filter((p) => pickName(p) !== pickName(pick) && trials[pickName(p)] !== undefined).sort((a, b) => trials[pickName(a)]!.ms / trials[pickName(a)]!.work - trials[pickName(b)]!.ms / trials[pickName(b)]!.work)[0];
       const n = Object.keys(trials).length;
+      // The runner-up measured faster: a worker pool that did not clear POOL_MARGIN.
+      const poolHandicapped = other !== undefined && own !== undefined && scaledMs(trials[pickName(other)]!, own.work) < own.ms;
       return {
         ...base, settled: true, trials: msOf(trials), trialCalls: callsOf(trials),
         ...(own === undefined ? {} : { measuredMs: own.ms }),
         ...(other === undefined ? {} : { runnerUp: { backend: other.name, variant: other.variant, predictedMs: other.predictedMs, measuredMs: trials[pickName(other)]!.ms } }),
-        reason: `fastest measured of ${n} candidate${n === 1 ? '' : 's'} for this op and size band${chosen.measured!.cached ? ' (measured choice from the cache)' : ''}`,
+        reason: `${poolHandicapped ? `fastest measured of ${n} candidates for this op and size band once a worker pool's times count ${POOL_MARGIN}× (it must beat the others by that much to hold every core)` : `fastest measured of ${n} candidate${n === 1 ? '' : 's'} for this op and size band`}${chosen.measured!.cached ? ' (measured choice from the cache)' : ''}`,
       };
     }
     const next = ranked.find((p) => pickName(p) !== pickName(pick));
