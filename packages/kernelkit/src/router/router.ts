@@ -582,11 +582,14 @@ export class Router {
       const n = Object.keys(trials).length;
       // The runner-up measured faster: a worker pool that did not clear POOL_MARGIN.
       const poolHandicapped = other !== undefined && own !== undefined && scaledMs(trials[pickName(other)]!, own.work) < own.ms;
+      const fastest = poolHandicapped
+        ? `fastest measured of ${n} candidates for this op and size band once a worker pool's times count ${POOL_MARGIN}× (it must beat the others by that much to hold every core)`
+        : `fastest measured of ${n} candidate${n === 1 ? '' : 's'} for this op and size band`;
       return {
         ...base, settled: true, trials: msOf(trials), trialCalls: callsOf(trials),
         ...(own === undefined ? {} : { measuredMs: own.ms }),
         ...(other === undefined ? {} : { runnerUp: { backend: other.name, variant: other.variant, predictedMs: other.predictedMs, measuredMs: trials[pickName(other)]!.ms } }),
-        reason: `${poolHandicapped ? `fastest measured of ${n} candidates for this op and size band once a worker pool's times count ${POOL_MARGIN}× (it must beat the others by that much to hold every core)` : `fastest measured of ${n} candidate${n === 1 ? '' : 's'} for this op and size band`}${chosen.measured!.cached ? ' (measured choice from the cache)' : ''}`,
+        reason: `${fastest}${chosen.measured!.cached ? ' (measured choice from the cache)' : ''}`,
       };
     }
     const next = ranked.find((p) => pickName(p) !== pickName(pick));
