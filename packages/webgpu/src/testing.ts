@@ -162,11 +162,12 @@ export function landingBytes(backend: Backend): number {
 }
 
 /**
- * Whether calls of several chunks without `out` also gather their chunks in the landing
- * buffer and copy it into the array they return (off by default): for measuring both ways.
+ * Whether calls without `out` gather their output in the landing buffer and copy it into the array
+ * they return in one host copy (true), read it back through the staging ring piece by piece
+ * (false), or do what FRESH_LANDING_MIN_BYTES says (undefined): for measuring both ways.
  */
-export function setFreshOutputLanding(backend: Backend, on: boolean): void {
-  if (typeof on !== 'boolean') throw new InvalidArgumentError('on', 'must be a boolean');
+export function setFreshOutputLanding(backend: Backend, on: boolean | undefined): void {
+  if (on !== undefined && typeof on !== 'boolean') throw new InvalidArgumentError('on', 'must be a boolean or undefined');
   for (const gpu of devicesOf(backend)) setFreshLandingHook(gpu, on);
 }
 

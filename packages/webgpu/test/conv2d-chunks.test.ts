@@ -97,7 +97,7 @@ describe('conv2d into out in several chunks (the landing buffer)', () => {
       expect(r.data).toEqual(plain);
       expect(r.data).not.toBe(plain);
     } finally {
-      setFreshOutputLanding(b, false);
+      setFreshOutputLanding(b, undefined);
     }
   });
 

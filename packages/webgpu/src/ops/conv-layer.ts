@@ -337,7 +337,7 @@ async function runPlan(gpu: GpuDevice, p: ResidentProblem<'convLayer'>, ctx: OpC
     const data = gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, convLayerOutputLength(p));
     return { data, kernelMs: r.kernelMs, uploadMs: r.uploadMs, readbackMs: r.readbackMs, notes: chunk === undefined ? notes : [...notes, chunk] };
   }
-  const r = await hostOutput(gpu, ctx.out, Float32Array, convLayerOutputLength(p), () => imagesPerChunk(gpu, shape, chunking) >= p.batch, ctx.signal, (sink) => layerBody(gpu, shape, src, sink, plan, job));
+  const r = await hostOutput(gpu, ctx.out, Float32Array, convLayerOutputLength(p), ctx.signal, (sink) => layerBody(gpu, shape, src, sink, plan, job));
   const chunk = chunkNote(r.result);
   if (r.note !== undefined) notes.push(r.note);
   return { data: r.data, kernelMs: r.result.kernelMs, ...r.transfer, notes: chunk === undefined ? notes : [...notes, chunk] };

@@ -299,7 +299,7 @@ async function runConv2d(gpu: GpuDevice, p: ResidentProblem<'conv2d'>, ctx: OpCo
     });
     return { data: gpuDeviceArray(gpu, ctx.deviceArray, buffer, length), ...times, notes: notes.length === 0 ? undefined : notes };
   }
-  const r = await hostOutput(gpu, ctx.out, Float32Array, length, () => conv2dChunks(p, chunkBytesOf(gpu, CONV2D_CHUNK_BYTES)).length === 1, ctx.signal, (sink) => conv2dBody(gpu, p, src, sink, ctx.timing, plan, ctx.signal));
+  const r = await hostOutput(gpu, ctx.out, Float32Array, length, ctx.signal, (sink) => conv2dBody(gpu, p, src, sink, ctx.timing, plan, ctx.signal));
   if (r.note !== undefined) notes.push(r.note);
   return { data: r.data, ...r.result, ...r.transfer, notes: notes.length === 0 ? undefined : notes };
 }

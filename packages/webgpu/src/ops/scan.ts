@@ -162,7 +162,7 @@ async function runScan(gpu: GpuDevice, p: ResidentProblem<'scan'>, ctx: ScanRunC
       return { data: gpuDeviceArray(gpu, ctx.deviceArray, target, n, dtype) as OpOutput<ScanArray>['data'], ...times };
     });
   }
-  const r = await hostOutput(gpu, ctx.out, CTORS[dtype], n, () => chunk >= n, ctx.signal, (sink) => scanChunks(gpu, p, ctx, scan, chunk, sink));
+  const r = await hostOutput(gpu, ctx.out, CTORS[dtype], n, ctx.signal, (sink) => scanChunks(gpu, p, ctx, scan, chunk, sink));
   return { data: r.data, ...r.result, ...r.transfer, ...(r.note === undefined ? {} : { notes: [r.note] }) };
 }
 

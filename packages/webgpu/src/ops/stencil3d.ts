@@ -112,7 +112,7 @@ async function runStencil(gpu: GpuDevice, p: Problem, ctx: OpContext<Float32Arra
     const r = await gpu.exclusive(() => body(undefined));
     return { data: gpuDeviceArray(gpu, ctx.deviceArray, r.buffer!, n), ...r.times };
   }
-  const r = await hostOutput(gpu, ctx.out as Float32Array | undefined, Float32Array, n, () => (slabs?.length ?? 1) === 1, ctx.signal, body);
+  const r = await hostOutput(gpu, ctx.out as Float32Array | undefined, Float32Array, n, ctx.signal, body);
   return { data: r.data, ...r.result.times, ...r.transfer, ...(r.note === undefined ? {} : { notes: [r.note] }) };
 }
 

@@ -92,15 +92,15 @@ export function submitSinkCopy(gpu: GpuDevice, sink: ChunkSink, buffer: GPUBuffe
  *   `body` succeeded (the commit point: no abort is honoured after it); where the landing
  *   buffer cannot be had (larger than the device's largest buffer, or no device memory for
  *   it) into an array of our own, copied into `out` at the end, and a note says so;
- * - no `out`: into a fresh array the caller keeps (through the landing buffer too where the
- *   study hook `setFreshOutputLanding` says so).
+ * - no `out`: into a fresh array the caller keeps, each chunk through the ring (through the
+ *   landing buffer where the study hook `setFreshOutputLanding` says so: one host copy at the end,
+ *   which on the H100 host measured no faster, since copies into result memory are what cost).
  */
 export async function hostOutput<A extends ArrayBufferView & ArrayLike<number> & { set(from: ArrayLike<number>): void }, T>(
   gpu: GpuDevice,
   out: A | undefined,
   ctor: HostOutputCtor<A>,
   length: number,
-  oneChunk: () => boolean,
   signal: AbortSignal | undefined,
   body: (sink: ChunkSink) => Promise<T>,
 ): Promise<{ readonly data: A; readonly result: T; readonly transfer: { uploadMs: number; readbackMs: number }; readonly note?: string }> {
@@ -110,7 +110,7 @@ export async function hostOutput<A extends ArrayBufferView & ArrayLike<number> &
   const fresh = out === undefined;
   // A caller's `out` always takes the landing buffer, one chunk too: a readback straight into
   // `out` that failed half way (device loss between ring pieces) would leave it partly written.
-  if ((fresh && (!freshLandingHooks.has(gpu) || oneChunk())) || (out !== undefined && isScratchOutput(out))) {
+  if ((fresh && !usesFreshLanding(gpu)) || (out !== undefined && isScratchOutput(out))) {
     const target = out ?? gpu.output(ctor, length);
     return { data: target, ...(await gpu.exclusive(() => inCall({ host: target }))) };
   }
@@ -140,15 +140,20 @@ export async function hostOutput<A extends ArrayBufferView & ArrayLike<number> &
 }
 
 /**
- * Study hook (installed by `@kernelkit/webgpu/testing`): calls without `out` gather their chunks
- * in the landing buffer too and copy it into the fresh array they return, instead of reading each
- * chunk into it, so the two ways can be measured side by side on one device.
+ * Study hook (installed by `@kernelkit/webgpu/testing`): calls without `out` gather their output
+ * in the landing buffer (true) or read it back through the ring (false) whatever their size, so
+ * the two ways can be measured side by side on one device; undefined restores the default.
  */
-const freshLandingHooks = new WeakSet<GpuDevice>();
+const freshLandingHooks = new WeakMap<GpuDevice, boolean>();
 
-export function setFreshOutputLanding(gpu: GpuDevice, on: boolean): void {
-  if (on) freshLandingHooks.add(gpu);
-  else freshLandingHooks.delete(gpu);
+export function setFreshOutputLanding(gpu: GpuDevice, on: boolean | undefined): void {
+  if (on === undefined) freshLandingHooks.delete(gpu);
+  else freshLandingHooks.set(gpu, on);
+}
+
+/** Whether a call without `out` gathers its output in the landing buffer (only where the study hook says so). */
+function usesFreshLanding(gpu: GpuDevice): boolean {
+  return freshLandingHooks.get(gpu) ?? false;
 }
 
 /**
