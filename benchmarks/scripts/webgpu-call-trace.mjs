@@ -1,6 +1,6 @@
 // A timeline of WebGPU API calls inside repeated calls of one bench case on the WebGPU backend:
 // when each submit, writeBuffer, mapAsync and onSubmittedWorkDone starts and (for promises)
-// resolves, relative to the call's start. Shows where an end-to-end call spends what the kernel
+// resolves, and host copies of 1 MiB or more, relative to the call's start. Shows where an end-to-end call spends what the kernel
 // does not. On the GPU host: . .gpu-host/on-host.sh && node benchmarks/scripts/webgpu-call-trace.mjs CASE [CALLS] [WORKLOAD]
 import { benchCases } from '@kernelkit/bench';
 import { createKernels } from 'kernelkit';
@@ -29,8 +29,18 @@ wrap(globals.GPUQueue, 'onSubmittedWorkDone', true);
 wrap(globals.GPUBuffer, 'mapAsync', true);
 wrap(globals.GPUDevice, 'createBuffer', false);
 wrap(globals.GPUDevice, 'popErrorScope', true);
+// Host copies of 1 MiB or more (into or out of mapped ranges, staging), with their end time.
+const set = Uint8Array.prototype.set;
+Uint8Array.prototype.set = function (src, offset) {
+  if (this.byteLength < 1 << 20) return set.call(this, src, offset);
+  const start = at();
+  set.call(this, src, offset);
+  log.push(['copy', start, this.byteLength, at()]);
+};
 const args = await c.make();
 const k = await createKernels({ backend: 'webgpu' });
+// KK_FRESH_LANDING=1 or 0: calls without out gather their output in the landing buffer, or read it through the ring.
+if (process.env.KK_FRESH_LANDING !== undefined) (await import('@kernelkit/webgpu/testing')).setFreshOutputLanding(k.backend, process.env.KK_FRESH_LANDING === '1');
 for (let i = 0; i < Number(callsArg); i++) {
   log = [];
   t0 = performance.now();
