@@ -1,6 +1,7 @@
 // Host copy speeds on this machine for a readback of BYTES (default 160 MB, scan 40M's output):
 // out of a mapped MAP_READ buffer and out of an ordinary array, into a reused ArrayBuffer, a
-// reused SharedArrayBuffer and fresh memory of each kind; medians of 7 in one process.
+// reused SharedArrayBuffer and fresh memory of each kind (TypedArray#set, and Buffer#fill from the
+// mapped range); medians of 7 in one process.
 // On the GPU host: . .gpu-host/on-host.sh && node benchmarks/scripts/webgpu-copy-speeds.mjs [BYTES]
 import { createWebGpuBackend } from '@kernelkit/webgpu';
 import { BUF, gpuDeviceOf, MAP_READ } from '@kernelkit/webgpu/testing';
@@ -24,7 +25,7 @@ const gbs = (ms) => (bytes / ms / 1e6).toFixed(2);
 const rows = [];
 let dma = [];
 for (const [name, dest] of Object.entries(dests)) {
-  const fromMapped = [], fromHost = [];
+  const fromMapped = [], fromHost = [], fillMapped = [];
   for (let i = 0; i < 7; i++) {
     const enc = device.createCommandEncoder();
     enc.copyBufferToBuffer(src, 0, read, 0, bytes);
@@ -35,11 +36,14 @@ for (const [name, dest] of Object.entries(dests)) {
     const mapped = new Uint8Array(read.getMappedRange());
     const d = dest();
     t = performance.now(); d.set(mapped); fromMapped.push(performance.now() - t);
+    // Buffer#fill with a value as long as the range: one memcpy in Node's C++, shared or not.
+    const f = dest();
+    t = performance.now(); Buffer.from(f.buffer, f.byteOffset, f.byteLength).fill(mapped); fillMapped.push(performance.now() - t);
     read.unmap();
     const d2 = dest();
     t = performance.now(); d2.set(host); fromHost.push(performance.now() - t);
   }
-  rows.push({ dest: name, fromMappedGBs: gbs(med(fromMapped)), fromHostArrayGBs: gbs(med(fromHost)) });
+  rows.push({ dest: name, fromMappedGBs: gbs(med(fromMapped)), fromHostArrayGBs: gbs(med(fromHost)), bufferFillFromMappedGBs: gbs(med(fillMapped)) });
 }
 console.log(JSON.stringify({ bytes, gpuToMappedGBs: gbs(med(dma)), rows }));
 src.destroy(); read.destroy(); await backend.dispose();

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { AbortError, DisposedError, KernelkitError, now, WorkerError, type TypedArray } from '@kernelkit/core';
+import { AbortError, copyInto, DisposedError, KernelkitError, now, WorkerError, type TypedArray } from '@kernelkit/core';
 import type { OpName } from '@kernelkit/ops';
 import { bufferId } from './buffer-ids.js';
 import type { Pool } from './pool.js';
@@ -79,7 +79,7 @@ export class SharedInput<T extends TypedArray> {
     const e = Math.min(end, this.src.length);
     if (e <= this.copied) return;
     const t0 = now();
-    this.view.set(this.src.subarray(this.copied, e), this.copied);
+    copyInto(this.view, this.src.subarray(this.copied, e), this.copied);
     this.call.uploadMs += now() - t0;
     this.call.copiedInBytes += (e - this.copied) * this.src.BYTES_PER_ELEMENT;
     this.copied = e;
@@ -91,7 +91,7 @@ export class SharedInput<T extends TypedArray> {
   /** Copies [start, end) out of order; the caller sees to it that every element is copied once. */
   copyRange(start: number, end: number): void {
     const t0 = now();
-    this.view.set(this.src.subarray(start, end), start);
+    copyInto(this.view, this.src.subarray(start, end), start);
     this.call.uploadMs += now() - t0;
     this.call.copiedInBytes += (end - start) * this.src.BYTES_PER_ELEMENT;
   }
@@ -138,7 +138,7 @@ export class SharedOutput<T extends TypedArray> {
   complete(): void {
     if (this.dest === undefined || this.call.failed) return;
     const t0 = now();
-    this.dest.set(this.view);
+    copyInto(this.dest, this.view);
     this.call.readbackMs += now() - t0;
     this.call.copiedOutBytes += this.view.byteLength;
   }

@@ -4,7 +4,7 @@
  * there by the pool, also when the tests import the TypeScript sources.
  */
 import { move, workerData } from 'piscina';
-import { promptCollection } from '@kernelkit/core';
+import { copyInto, promptCollection } from '@kernelkit/core';
 import {
   conv2dRows,
   conv2dRowsSimd,
@@ -219,7 +219,7 @@ function conv2dModule(t: Conv2dModuleTask): void {
       k.conv2d((t.images[img]! + y * t.stride) * 4, t.stride, t.filterAt * 4, t.k, (t.outAt + row * w) * 4, n, w);
       row += n;
     }
-    out?.set(m.subarray(t.outAt + r0 * w, t.outAt + r1 * w), r0 * w);
+    if (out !== undefined) copyInto(out, m.subarray(t.outAt + r0 * w, t.outAt + r1 * w), r0 * w);
   });
 }
 
@@ -240,7 +240,7 @@ function convLayerModule(t: ConvLayerModuleTask): void {
       k.convLayer((t.inputAt + img * image) * 4, c, h, w, (t.weightsAt + (m0 / 4) * block) * 4, n, taps, (t.biasAt + m0) * 4, t.relu ? 1 : 0, (t.outAt + q * planeLen) * 4);
       q += n;
     }
-    out?.set(m.subarray(t.outAt + q0 * planeLen, t.outAt + q1 * planeLen), q0 * planeLen);
+    if (out !== undefined) copyInto(out, m.subarray(t.outAt + q0 * planeLen, t.outAt + q1 * planeLen), q0 * planeLen);
   });
 }
 
@@ -312,7 +312,7 @@ function stencilSlabSimd(t: StencilSlabTask, ctrl: Int32Array, beforeStep: ((ste
   const inReady = t.inReady && new Int32Array(t.inReady);
   for (let z = lo; z < hi; z++) {
     if (inReady !== undefined) waitFlag(inReady, z, ctrl);
-    m.set(input.subarray(z * plane, (z + 1) * plane), (z - lo) * plane);
+    copyInto(m, input.subarray(z * plane, (z + 1) * plane), (z - lo) * plane);
   }
   const kernel = f64 ? w.k.stencilF64 : w.k.stencilF32;
   const copy = t.boundary === 'copy' ? 1 : 0;
@@ -327,7 +327,7 @@ function stencilSlabSimd(t: StencilSlabTask, ctrl: Int32Array, beforeStep: ((ste
     kernel(local(s % 2, 0) * bytes, local(to, 0) * bytes, nx, ny, nz, t.c0, t.c1, copy, z0, z1);
     const shared = s % 2 === 0 ? a : b;
     if (s === t.steps - 1) {
-      shared.set(m.subarray(local(to, z0), local(to, z1)), z0 * plane);
+      copyInto(shared, m.subarray(local(to, z0), local(to, z1)), z0 * plane);
       break;
     }
     if (z0 > 0) shared.set(m.subarray(local(to, z0), local(to, z0 + 1)), z0 * plane);

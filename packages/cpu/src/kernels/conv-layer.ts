@@ -1,3 +1,4 @@
+import { copyInto } from '@kernelkit/core';
 import { BAND_BYTES, type WasmKernels } from '../wasm/runtime.js';
 
 export interface ConvLayerDims {
@@ -129,7 +130,7 @@ export function convLayerPlanesSimd(
     const outAt = at + (b1 - b0) * image + slack;
     w.reserve((outAt + 1 + M * planeLen) * 4 + 16);
     const m = w.f32;
-    m.set(input.subarray(b0 * image, b1 * image), at);
+    copyInto(m, input.subarray(b0 * image, b1 * image), at);
     m.fill(0, at + (b1 - b0) * image, outAt + 1);
     for (let b = b0; b < b1; b++) {
       const q0 = Math.max(plane, b * M);
@@ -144,7 +145,7 @@ export function convLayerPlanesSimd(
       }
       const outOff = outAt + ((outAt - out.byteOffset / 4 - q0 * planeLen) & 1);
       w.k.convLayer((at + (b - b0) * image) * 4, C, H, W, wOff * 4, q1 - q0, K, bOff * 4, relu ? 1 : 0, outOff * 4);
-      out.set(m.subarray(outOff, outOff + (q1 - q0) * planeLen), q0 * planeLen);
+      copyInto(out, m.subarray(outOff, outOff + (q1 - q0) * planeLen), q0 * planeLen);
     }
     plane = bandEnd;
   }

@@ -1,3 +1,4 @@
+import { copyInto } from '@kernelkit/core';
 import { BAND_BYTES, type WasmKernels } from '../wasm/runtime.js';
 
 /**
@@ -94,7 +95,7 @@ export function conv2dRowsSimd(
       m.fill(0, o + r + width, o + stride);
     }
     w.k.conv2d(inOff * 4, stride, 0, k, outOff * 4, n, width);
-    out.set(m.subarray(outOff, outOff + n * width), row * width);
+    copyInto(out, m.subarray(outOff, outOff + n * width), row * width);
     row += n;
   }
 }

@@ -1,3 +1,4 @@
+import { copyInto } from '@kernelkit/core';
 import type { ScanArray, ScanDtype } from '@kernelkit/ops';
 import { BAND_BYTES, type WasmKernels } from '../wasm/runtime.js';
 
@@ -70,9 +71,9 @@ export function scanRangeSimd(
   for (let a = start; a < end; a += band) {
     const n = Math.min(band, end - a);
     const m = memoryView(w, input, at, n);
-    m.set(input.subarray(a, a + n));
+    copyInto(m, input.subarray(a, a + n));
     acc = kernel(at, n, acc, exclusive ? 1 : 0);
-    out.set(m, a);
+    copyInto(out, m, a);
   }
   return dtype === 'u32' ? acc >>> 0 : acc;
 }

@@ -1,3 +1,4 @@
+import { copyInto } from '@kernelkit/core';
 import type { StencilBoundary } from '@kernelkit/ops';
 import { BAND_BYTES, type WasmKernels } from '../wasm/runtime.js';
 
@@ -78,13 +79,13 @@ export function stencilStepSimd(
     const cells = (hi - lo) * plane;
     w.reserve(2 * cells * bytes);
     const m = bytes === 4 ? w.f32 : w.f64;
-    m.set(src.subarray(lo * plane, hi * plane), 0);
+    copyInto(m, src.subarray(lo * plane, hi * plane));
     // Addresses as if the grid started `lo` planes earlier, so the kernel's z is the grid's z
     // (its boundary planes stay where they are); wasm address arithmetic wraps mod 2^32.
     const shift = lo * plane * bytes;
     const kernel = bytes === 4 ? w.k.stencilF32 : w.k.stencilF64;
     kernel(0 - shift, cells * bytes - shift, nx, ny, nz, c0, c1, boundary === 'copy' ? 1 : 0, z0, z1);
-    dst.set(m.subarray(cells + (z0 - lo) * plane, cells + (z1 - lo) * plane), z0 * plane);
+    copyInto(dst, m.subarray(cells + (z0 - lo) * plane, cells + (z1 - lo) * plane), z0 * plane);
     z0 = z1;
   }
 }
@@ -106,7 +107,7 @@ export async function stencilRunSimd(
   const bytes = input.BYTES_PER_ELEMENT;
   if (2 * cells * bytes > 4 * BAND_BYTES) return false;
   w.reserve(2 * cells * bytes);
-  (bytes === 4 ? w.f32 : w.f64).set(input, 0);
+  copyInto(bytes === 4 ? w.f32 : w.f64, input);
   const kernel = bytes === 4 ? w.k.stencilF32 : w.k.stencilF64;
   const copy = p.boundary === 'copy' ? 1 : 0;
   for (let t = 0; t < p.steps; t++) {
@@ -115,6 +116,6 @@ export async function stencilRunSimd(
     if (wait !== undefined) await wait;
   }
   const at = (p.steps % 2) * cells;
-  out.set((bytes === 4 ? w.f32 : w.f64).subarray(at, at + cells));
+  copyInto(out, (bytes === 4 ? w.f32 : w.f64).subarray(at, at + cells));
   return true;
 }

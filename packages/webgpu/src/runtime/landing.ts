@@ -14,7 +14,7 @@
  * Counted by the ledger as runtime-owned, like the staging slices, and destroyed with the
  * generation (dispose, device loss).
  */
-import { AbortError, DeviceError } from '@kernelkit/core';
+import { AbortError, copyInto, DeviceError } from '@kernelkit/core';
 import { untilTouched } from './fresh-output.js';
 import type { TransferHost } from './transfer.js';
 import { BUF, MAP_READ } from './usage.js';
@@ -134,7 +134,7 @@ export class LandingPool {
               throw new AbortError(signal.reason);
             }
           }
-          range.set(data.subarray(o, o + this.copyPieceBytes), o);
+          copyInto(range, data.subarray(o, o + this.copyPieceBytes), o);
         }
         if (size > data.byteLength) range.fill(0, data.byteLength);
         buffer.unmap();
@@ -155,7 +155,7 @@ export class LandingPool {
           if (ready !== undefined) await ready;
           const touched = untilTouched(into.buffer, into.byteOffset, into.byteOffset + into.byteLength);
           if (touched !== undefined) await touched;
-          into.set(new Uint8Array(buffer.getMappedRange(0, size), 0, into.byteLength));
+          copyInto(into, new Uint8Array(buffer.getMappedRange(0, size), 0, into.byteLength));
         } finally {
           buffer.unmap();
         }

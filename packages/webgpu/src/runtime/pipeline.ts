@@ -19,7 +19,7 @@
  * pass) never leaves `out` partly written. (With a signal the backend kit already hands the
  * runner no `out`.)
  */
-import { InvalidArgumentError, throwIfAborted } from '@kernelkit/core';
+import { copyInto, InvalidArgumentError, throwIfAborted } from '@kernelkit/core';
 import type { Dispatch, GpuDevice, ReadRegion } from './device.js';
 import type { Landing } from './landing.js';
 import { isScratchOutput } from './shards.js';
@@ -96,7 +96,7 @@ export function submitSinkCopy(gpu: GpuDevice, sink: ChunkSink, buffer: GPUBuffe
  *   landing buffer where the study hook `setFreshOutputLanding` says so: one host copy at the end,
  *   which on the H100 host measured no faster, since copies into result memory are what cost).
  */
-export async function hostOutput<A extends ArrayBufferView & ArrayLike<number> & { set(from: ArrayLike<number>): void }, T>(
+export async function hostOutput<A extends ArrayBufferView & ArrayLike<number> & { readonly BYTES_PER_ELEMENT: number; set(from: ArrayLike<number>): void }, T>(
   gpu: GpuDevice,
   out: A | undefined,
   ctor: HostOutputCtor<A>,
@@ -134,7 +134,7 @@ export async function hostOutput<A extends ArrayBufferView & ArrayLike<number> &
   if (fresh) return { data: into, ...(await gpu.exclusive(() => inCall({ host: into }))) };
   const target = gpu.output(ctor, length);
   const r = await gpu.exclusive(() => inCall({ host: target }));
-  out.set(target);
+  copyInto(out, target);
   const why = bytes > gpu.limits.bufferSize ? "is larger than this device's largest buffer" : 'found no device memory for a landing buffer';
   return { data: out, ...r, note: `the output (${bytes} bytes) ${why}, so its chunks were read into an array of our own and copied into out` };
 }

@@ -1,4 +1,4 @@
-import { DeviceError } from '@kernelkit/core';
+import { copyInto, DeviceError } from '@kernelkit/core';
 import type { OpContext, OpData, OpImplementation, OpName, OpOutput, OpProblem, OpRunner } from '@kernelkit/ops';
 import type { GpuDevice } from './device.js';
 
@@ -185,10 +185,10 @@ export async function runBatchShards<P extends { readonly input: Float32Array; r
     const slice = target.subarray(start * perImage.output, (start + count) * perImage.output);
     const shard = { ...p, batch: count, input: p.input.subarray(start * perImage.input, (start + count) * perImage.input) };
     const out = await run(d, shard, shardContext(ctx, slice, signal, progress?.(i)));
-    if (out.data !== slice) slice.set(out.data as Float32Array);
+    if (out.data !== slice) copyInto(slice, out.data as Float32Array);
     return out;
   });
-  if (ctx.out !== undefined) ctx.out.set(target);
+  if (ctx.out !== undefined) copyInto(ctx.out, target);
   return { data: ctx.out ?? target, ...shardTimes(devices.length, r), notes: [shardNote(devices.length, r), ...shardNotes(r)] };
 }
 

@@ -18,7 +18,7 @@
  * generation (dispose or device loss): a mapped slice is never left behind. The pool also holds
  * the two whole-call landing buffers (runtime/landing.ts), which go the same way.
  */
-import { AbortError, DeviceError } from '@kernelkit/core';
+import { AbortError, copyInto, DeviceError } from '@kernelkit/core';
 import { untilTouched } from './fresh-output.js';
 import { LandingPool } from './landing.js';
 import type { BufferLedger } from './ledger.js';
@@ -258,7 +258,7 @@ export class StagingPool {
     this.assertOpen();
     const size = Math.ceil(piece.byteLength / 4) * 4;
     const range = new Uint8Array(buffer.getMappedRange(0, size));
-    range.set(piece);
+    copyInto(range, piece);
     if (size > piece.byteLength) range.fill(0, piece.byteLength);
     buffer.unmap();
     const enc = this.host.device.createCommandEncoder();
@@ -305,7 +305,7 @@ export class StagingPool {
       // An output whose pages workers are still faulting in (fresh-output.ts) is copied into only after them.
       const touched = untilTouched(into.buffer, into.byteOffset, into.byteOffset + into.byteLength);
       if (touched !== undefined) await touched;
-      into.set(new Uint8Array(buffer.getMappedRange(0, size), 0, into.byteLength));
+      copyInto(into, new Uint8Array(buffer.getMappedRange(0, size), 0, into.byteLength));
     } finally {
       buffer.unmap();
     }
