@@ -92,9 +92,9 @@ export function submitSinkCopy(gpu: GpuDevice, sink: ChunkSink, buffer: GPUBuffe
  *   `body` succeeded (the commit point: no abort is honoured after it); where the landing
  *   buffer cannot be had (larger than the device's largest buffer, or no device memory for
  *   it) into an array of our own, copied into `out` at the end, and a note says so;
- * - no `out`: into a fresh array the caller keeps, each chunk through the ring (through the
- *   landing buffer where the study hook `setFreshOutputLanding` says so: one host copy at the end,
- *   which on the H100 host measured no faster, since copies into result memory are what cost).
+ * - no `out`: into a fresh array the caller keeps; from FRESH_LANDING_MIN_BYTES on (hardware
+ *   adapters) through the landing buffer in one host copy at the end, else each chunk through the
+ *   ring (or as the study hook `setFreshOutputLanding` says).
  */
 export async function hostOutput<A extends ArrayBufferView & ArrayLike<number> & { readonly BYTES_PER_ELEMENT: number; set(from: ArrayLike<number>): void }, T>(
   gpu: GpuDevice,
@@ -110,7 +110,7 @@ export async function hostOutput<A extends ArrayBufferView & ArrayLike<number> &
   const fresh = out === undefined;
   // A caller's `out` always takes the landing buffer, one chunk too: a readback straight into
   // `out` that failed half way (device loss between ring pieces) would leave it partly written.
-  if ((fresh && !usesFreshLanding(gpu)) || (out !== undefined && isScratchOutput(out))) {
+  if ((fresh && !usesFreshLanding(gpu, bytes)) || (out !== undefined && isScratchOutput(out))) {
     const target = out ?? gpu.output(ctor, length);
     return { data: target, ...(await gpu.exclusive(() => inCall({ host: target }))) };
   }
@@ -140,6 +140,14 @@ export async function hostOutput<A extends ArrayBufferView & ArrayLike<number> &
 }
 
 /**
+ * On hardware adapters, fresh outputs at least this large are gathered in the read landing buffer
+ * and copied into the returned array in one host copy once the call is done; smaller ones are read
+ * back through the ring in slice-sized pieces. One large copy runs at about twice the speed of
+ * 32 MiB ones there (webgpu-fresh-landing-h100-2026-11-25-s17-after.txt).
+ */
+export const FRESH_LANDING_MIN_BYTES = 64 << 20;
+
+/**
  * Study hook (installed by `@kernelkit/webgpu/testing`): calls without `out` gather their output
  * in the landing buffer (true) or read it back through the ring (false) whatever their size, so
  * the two ways can be measured side by side on one device; undefined restores the default.
@@ -151,9 +159,9 @@ export function setFreshOutputLanding(gpu: GpuDevice, on: boolean | undefined): 
   else freshLandingHooks.set(gpu, on);
 }
 
-/** Whether a call without `out` gathers its output in the landing buffer (only where the study hook says so). */
-function usesFreshLanding(gpu: GpuDevice): boolean {
-  return freshLandingHooks.get(gpu) ?? false;
+/** Whether a call without `out`, returning `bytes` of output, gathers it in the landing buffer. */
+function usesFreshLanding(gpu: GpuDevice, bytes: number): boolean {
+  return freshLandingHooks.get(gpu) ?? (!gpu.info.software && bytes >= FRESH_LANDING_MIN_BYTES);
 }
 
 /**
