@@ -29,14 +29,20 @@ wrap(globals.GPUQueue, 'onSubmittedWorkDone', true);
 wrap(globals.GPUBuffer, 'mapAsync', true);
 wrap(globals.GPUDevice, 'createBuffer', false);
 wrap(globals.GPUDevice, 'popErrorScope', true);
-// Host copies of 1 MiB or more (into or out of mapped ranges, staging), with their end time.
-const set = Uint8Array.prototype.set;
-Uint8Array.prototype.set = function (src, offset) {
-  if (this.byteLength < 1 << 20) return set.call(this, src, offset);
-  const start = at();
-  set.call(this, src, offset);
-  log.push(['copy', start, this.byteLength, at()]);
+// Host copies of 1 MiB or more (into or out of mapped ranges, staging), with their end time:
+// TypedArray#set, and Buffer#fill, which copyInto (@kernelkit/core) uses where memory is shared.
+const stampCopies = (proto, name) => {
+  const original = proto[name];
+  proto[name] = function (...a) {
+    if (this.byteLength < 1 << 20) return original.apply(this, a);
+    const start = at();
+    const r = original.apply(this, a);
+    log.push(['copy', start, this.byteLength, at()]);
+    return r;
+  };
 };
+stampCopies(Uint8Array.prototype, 'set');
+stampCopies(Buffer.prototype, 'fill');
 const args = await c.make();
 const k = await createKernels({ backend: 'webgpu' });
 // KK_FRESH_LANDING=1 or 0: calls without out gather their output in the landing buffer, or read it through the ring.

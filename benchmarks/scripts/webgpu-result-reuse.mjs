@@ -3,18 +3,17 @@
 // On the GPU host: . .gpu-host/on-host.sh && node benchmarks/scripts/webgpu-result-reuse.mjs [CASE] [CALLS]
 import { benchCases } from '@kernelkit/bench';
 import { createWebGpuBackend } from '@kernelkit/webgpu';
-import { gpuDeviceOf } from '@kernelkit/webgpu/testing';
+import { keptResultBytes } from '@kernelkit/webgpu/testing';
 const [caseId = 'scan-40M-u32', callsArg = '60'] = process.argv.slice(2);
 const c = benchCases(process.env.KK_WORKLOAD ?? 'seed').find((x) => x.id === caseId);
 const args = await c.make();
 const b = await createWebGpuBackend({ adapter: 'any' });
-const gpu = gpuDeviceOf(b);
 let bytes = 0;
 for (let i = 0; i < 10; i++) bytes = (await b[c.op](args)).data.byteLength;
 const t = { reused: [], fresh: [] };
 const seq = [];
 for (let i = 0; i < Number(callsArg); i++) {
-  const kind = gpu.keptResultBytes >= bytes ? 'reused' : 'fresh';
+  const kind = keptResultBytes(b) >= bytes ? 'reused' : 'fresh';
   const s = performance.now();
   await b[c.op](args);
   t[kind].push(performance.now() - s);
