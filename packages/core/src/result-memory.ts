@@ -1,9 +1,17 @@
 import { totalmem } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { BufferCache } from './buffer-cache.js';
 import { promptCollection } from './collect.js';
 
 /** Result bytes callers may hold uncollected before a new result prompts a collection (see `take`). */
 export const HELD_RESULT_BYTES = 64 * 2 ** 20;
+/**
+ * A prompted collection marks the whole JavaScript heap, and results handed back save page faults
+ * in proportion to their size: so the results held between prompts are also at least this many
+ * times the heap in use, else in an application with a large heap the collections cost more than
+ * the faults they save.
+ */
+export const HELD_PER_HEAP_BYTE = 4;
 /** Results from this size on are kept for reuse; smaller ones come from the allocator's own free lists. */
 export const RESULT_MIN_BYTES = 1 << 20;
 /** Most bytes a backend keeps free of each kind of reusable memory (buffers, results): min(2 GiB, RAM/8). */
@@ -23,21 +31,35 @@ export class ResultMemory {
   private readonly free: BufferCache<SharedArrayBuffer>;
   /** Bytes handed to callers whose handles have not been collected yet. */
   private heldBytes = 0;
-  /** `heldBytes` at the last prompt: the next comes once callers hold another `HELD_RESULT_BYTES`. */
+  /** `heldBytes` at the last prompt: the next comes once callers hold another `promptEvery()` bytes. */
   private heldAtPrompt = 0;
   /** Non-zero: `collectIfDue` prompts a collection this large. */
   private collectionDue = 0;
   private closed = false;
   private readonly prompt: (bytes: number) => void;
+  private readonly heapBytes: () => number;
   private readonly registry = new FinalizationRegistry<SharedArrayBuffer>((memory) => this.giveBack(memory));
 
   /**
    * `maxBytes`: most bytes kept free between calls; `make`: a new buffer (the Piscina pool's carry
    * ids); `prompt`: how a collection is prompted (tests watch it).
    */
-  constructor(maxBytes: number, options: { readonly make?: (byteLength: number) => SharedArrayBuffer; readonly prompt?: (bytes: number) => void } = {}) {
+  constructor(
+    private readonly maxBytes: number,
+    options: { readonly make?: (byteLength: number) => SharedArrayBuffer; readonly prompt?: (bytes: number) => void; readonly heapBytes?: () => number } = {},
+  ) {
     this.free = new BufferCache(maxBytes, options.make ?? ((n) => new SharedArrayBuffer(n)), (b) => b.byteLength);
     this.prompt = options.prompt ?? promptCollection;
+    this.heapBytes = options.heapBytes ?? (() => getHeapStatistics().used_heap_size);
+  }
+
+  /**
+   * Held bytes between prompts: HELD_RESULT_BYTES, or HELD_PER_HEAP_BYTE times the heap in use
+   * when that is more, but never past what this keeps free (`maxBytes`), which is all a
+   * collection could hand back for reuse.
+   */
+  private promptEvery(): number {
+    return Math.max(HELD_RESULT_BYTES, Math.min(this.maxBytes, HELD_PER_HEAP_BYTE * this.heapBytes()));
   }
 
   /**
@@ -50,7 +72,9 @@ export class ResultMemory {
     const before = this.free.keptBytes;
     const kept = this.free.acquire(byteLength);
     // The collection that hands dropped results back, as large as what callers hold.
-    if (this.heldBytes > this.heldAtPrompt + HELD_RESULT_BYTES) {
+    // The fixed bound first: the heap's size is read only once past it.
+    const sincePrompt = this.heldBytes - this.heldAtPrompt;
+    if (sincePrompt > HELD_RESULT_BYTES && sincePrompt > this.promptEvery()) {
       this.heldAtPrompt = this.heldBytes;
       this.collectionDue = this.heldBytes;
     }
@@ -121,7 +145,7 @@ export class ResultArrays {
   constructor(
     readonly minBytes: number,
     maxBytes: number,
-    options?: { readonly prompt?: (bytes: number) => void },
+    options?: { readonly prompt?: (bytes: number) => void; readonly heapBytes?: () => number },
   ) {
     this.memory = new ResultMemory(maxBytes, options);
   }

@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { HELD_RESULT_BYTES, ResultArrays, ResultMemory } from '../src/result-memory.js';
+import { HELD_PER_HEAP_BYTE, HELD_RESULT_BYTES, ResultArrays, ResultMemory } from '../src/result-memory.js';
 
 // Collection decides when memory comes back, so these tests collect garbage themselves.
 v8.setFlagsFromString('--expose-gc');
@@ -85,6 +85,29 @@ describe('ResultMemory', () => {
     expect(prompts).toEqual([held.length * size]);
     m.collectIfDue();
     expect(prompts).toHaveLength(1);
+  });
+
+  it('waits for HELD_PER_HEAP_BYTE times the heap in use between prompts when that is more, up to the bytes it keeps', () => {
+    const size = 8 * 2 ** 20;
+    const run = (heap: number, keep: number, calls: number): number[] => {
+      const prompts: number[] = [];
+      const m = new ResultMemory(keep, { prompt: (bytes) => prompts.push(bytes), heapBytes: () => heap });
+      for (let i = 0; i < calls; i++) {
+        const r = m.take(size);
+        m.handOver(r.forCaller, r.kept);
+        m.collectIfDue();
+      }
+      return prompts;
+    };
+    const heap = 48 * 2 ** 20;
+    const every = HELD_PER_HEAP_BYTE * heap;
+    expect(every).toBeGreaterThan(HELD_RESULT_BYTES);
+    // A prompt once more than `every` is held (the take that sees it comes one call later).
+    expect(run(heap, 2 ** 31, every / size + 1)).toEqual([]);
+    expect(run(heap, 2 ** 31, every / size + 2)).toEqual([every + size]);
+    // Capped by the bytes kept free, but never below HELD_RESULT_BYTES.
+    expect(run(heap, 80 * 2 ** 20, 12)).toEqual([88 * 2 ** 20]);
+    expect(run(heap, 0, HELD_RESULT_BYTES / size + 2)).toEqual([HELD_RESULT_BYTES + size]);
   });
 });
 
