@@ -62,16 +62,18 @@ describe('trials', () => {
   it('short calls get more timed calls until they add up to trialMinMs; long calls get TRIAL_CALLS', () => {
     // Predicted alike (all within the factor of the best), measured 3, 30 and 100 ms a call.
     const ranked = [pick('cpu', 10), pick('piscina', 12), pick('webgpu', 15)];
-    const { trials, steps } = explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), DEFAULTS);
+    // Factor 50: none of them is hopeless (see the test of that below).
+    const wide = { ...DEFAULTS, factor: 50 };
+    const { trials, steps } = explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), wide);
     // 3 ms calls: 84 would add up to 252 ms, the first past 250, but TRIAL_MAX_CALLS (40) stops them; 30 ms calls: 9 (270 ms); 100 ms calls: 3.
     expect(counts(trials)).toEqual({ 'cpu/v': 40, 'piscina/v': 9, 'webgpu/v': 3 });
     expect(steps.at(-1)).toBe('settled cpu/v');
     // By default a long call gets TRIAL_CALLS (4) however long it takes.
     expect(TRIAL_CALLS).toBe(4);
-    expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { factor: 8, trialMaxMs: 2000 }).trials)).toEqual({ 'cpu/v': 40, 'piscina/v': 9, 'webgpu/v': 4 });
+    expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { factor: 50, trialMaxMs: 2000 }).trials)).toEqual({ 'cpu/v': 40, 'piscina/v': 9, 'webgpu/v': 4 });
     // A smaller minimum asks fewer calls of the short candidate, never fewer than trialCalls.
-    expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { ...DEFAULTS, trialMinMs: 10 }).trials)).toEqual({ 'cpu/v': 4, 'piscina/v': 2, 'webgpu/v': 2 });
-    expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { ...DEFAULTS, trialMinMs: 0, trialCalls: 3 }).trials)).toEqual({ 'cpu/v': 3, 'piscina/v': 3, 'webgpu/v': 3 });
+    expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { ...wide, trialMinMs: 10 }).trials)).toEqual({ 'cpu/v': 4, 'piscina/v': 2, 'webgpu/v': 2 });
+    expect(counts(explore(ranked, steady({ 'cpu/v': 3, 'piscina/v': 30, 'webgpu/v': 100 }), { ...wide, trialMinMs: 0, trialCalls: 3 }).trials)).toEqual({ 'cpu/v': 3, 'piscina/v': 3, 'webgpu/v': 3 });
   });
 
   it('caps a trial at TRIAL_MAX_CALLS (40) timed calls, or trialMaxCalls', () => {
@@ -117,10 +119,26 @@ describe('trials', () => {
   });
 
   it('a trial once begun runs to its end, even when its own calls push it past the factor of the best', () => {
-    // piscina is predicted 20 ms and measured 1 ms: its prediction is then 20× the best measured.
+    // piscina is predicted 20 ms and measured 3 ms: its prediction is then over 6× the best measured.
     const ranked = [pick('cpu', 10), pick('piscina', 20)];
-    const { trials } = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': 1 }), { ...DEFAULTS, factor: 4 });
+    const { trials } = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': 3 }), { ...DEFAULTS, factor: 4 });
     expect(counts(trials)).toEqual({ 'cpu/v': 25, 'piscina/v': 40 });
+  });
+
+  it("ends a hopeless trial: once even the fastest of two or more timed calls took over `factor` times another candidate's best", () => {
+    // cpu is predicted first but measures 10× piscina: after piscina's calls its trial stops (5 calls, 50 ms).
+    const ranked = [pick('cpu', 10), pick('piscina', 20)];
+    const { trials, steps } = explore(ranked, steady({ 'cpu/v': 10, 'piscina/v': 1 }), { ...DEFAULTS, factor: 4 });
+    expect(counts(trials)).toEqual({ 'cpu/v': 5, 'piscina/v': 40 });
+    expect(steps.at(-1)).toBe('settled piscina/v');
+    // One cold call does not end a trial: the fastest of two counts.
+    const cold = (name: string, i: number): number => (name === 'webgpu/v' ? (i === 0 ? 50 : 4) : 3);
+    const warmingUp = explore([pick('piscina', 3), pick('webgpu', 3)], cold, { ...DEFAULTS, factor: 4, trialRunMs: 0 });
+    expect(counts(warmingUp.trials)['webgpu/v']).toBeGreaterThan(1);
+    // The convLayer L1 B=10000 case on the H100 host: cpu's calls of 2.0 and 1.3 s against the worker pool's 135 ms end its trial there.
+    const big = explore([pick('webgpu', 150), pick('piscina', 160), pick('cpu', 1000)], (name, i) => ({ 'webgpu/v': 165, 'piscina/v': 135, 'cpu/v': [2047, 1285, 1228, 1775][i]! })[name]!, DEFAULTS, 1000);
+    expect(counts(big.trials)['cpu/v']).toBe(2);
+    expect(big.steps.at(-1)).toBe('settled piscina/v');
   });
 
   it('gives no trial to a candidate predicted beyond the factor or over trialMaxMs, and settles without it', () => {
@@ -150,6 +168,10 @@ describe('trials', () => {
     expect(closeRunnerUp(choice({ 'cpu/v': t(10), 'piscina/v': t(24, 2000) }), 1000, DEFAULTS)).toBe('piscina/v');
     expect(closeRunnerUp(choice({ 'cpu/v': t(10), 'piscina/v': t(11) }), 1000, { ...DEFAULTS, closeRace: 1 })).toBeUndefined();
     expect(closeRunnerUp(choice({ 'cpu/v': t(10) }), 1000, DEFAULTS)).toBeUndefined();
+    // Another backend's candidate within closeRace comes before a faster variant of the winner's own backend.
+    const winner: MeasuredChoice = { backend: 'webgpu', variant: 'auto', trials: { 'webgpu/auto': t(143), 'webgpu/gemm': t(145), 'piscina/v': t(139) } };
+    expect(closeRunnerUp(winner, 1000, DEFAULTS)).toBe('piscina/v');
+    expect(closeRunnerUp({ ...winner, trials: { ...winner.trials, 'piscina/v': t(300) } }, 1000, DEFAULTS)).toBe('webgpu/gemm');
   });
 
   it("confirms a close race: the winner's calls back to back, then the runner-up's after an untimed wake-up, the faster winning", () => {
@@ -167,15 +189,16 @@ describe('trials', () => {
     };
     const race = { winner: 'cpu/v', runnerUp: 'webgpu/v' };
     // webgpu runs 8 ms back to back: it wins, and the settled trials are the back-to-back times.
+    // Each side times twice a trial's calls (trialCalls 2 here).
     const won = run(race, { 'cpu/v': 10, 'webgpu/v': 8 });
-    expect(won.steps).toEqual(['confirm cpu/v', 'confirm cpu/v', 'rematch (untimed) webgpu/v', 'rematch webgpu/v', 'rematch webgpu/v']);
+    expect(won.steps).toEqual([...Array<string>(4).fill('confirm cpu/v'), 'rematch (untimed) webgpu/v', ...Array<string>(4).fill('rematch webgpu/v')]);
     expect(won.done.name).toBe('webgpu/v');
     expect(Object.fromEntries([...won.done.trials].map(([k, v]) => [k, v.ms]))).toEqual({ 'cpu/v': 10, 'webgpu/v': 8 });
     // Slower back to back too: the winner stays.
     expect(run(race, { 'cpu/v': 10, 'webgpu/v': 11 }).done.name).toBe('cpu/v');
     // The winner back to back at 6 ms: webgpu's 14 is past 1.5 x 6, so no rematch.
     const clear = run(race, { 'cpu/v': 6, 'webgpu/v': 1 });
-    expect(clear.steps).toEqual(['confirm cpu/v', 'confirm cpu/v']);
+    expect(clear.steps).toEqual(Array<string>(4).fill('confirm cpu/v'));
     expect(clear.done.name).toBe('cpu/v');
     expect(clear.done.trials.get('webgpu/v')!.ms).toBe(14);
   });

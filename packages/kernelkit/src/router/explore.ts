@@ -37,6 +37,9 @@ export const POOL_MARGIN = 1.1;
 /** Whether `name` (a `backend/variant`) runs on the worker pool. */
 export const isPool = (name: string): boolean => name.startsWith('piscina/');
 
+/** The backend of `name` (a `backend/variant`). */
+const backendOf = (name: string): string => name.slice(0, name.indexOf('/'));
+
 /** A measured time as candidates are ranked by it: a worker pool's raised by POOL_MARGIN. */
 export const rankedMs = (name: string, ms: number): number => (isPool(name) ? ms * POOL_MARGIN : ms);
 
@@ -129,6 +132,27 @@ export function trialComplete(t: TrialRun | undefined, s: ExploreSettings): bool
   return t.calls >= b.minCalls && (t.timedMs >= b.minMs || t.calls >= b.maxCalls);
 }
 
+/**
+ * Whether one side of a close race has timed enough back to back: a trial's bounds, with twice
+ * its minimum calls. A worker pool's long calls vary by half from one to the next, and a close
+ * race is where that decides.
+ */
+export function confirmComplete(t: TrialRun | undefined, s: ExploreSettings): boolean {
+  return trialComplete(t, s) && t!.calls >= 2 * trialBounds(s).minCalls;
+}
+
+/**
+ * Whether a begun trial is hopeless: even the fastest of its timed calls (two at least: one may be
+ * cold) took over `factor` times the best time another candidate measured. It ends there: calls
+ * that slow cost more than the rest of the trial could tell.
+ */
+function hopeless(name: string, t: TrialRun, trials: ReadonlyMap<string, TrialRun>, work: number, factor: number): boolean {
+  if (t.calls < 2) return false;
+  let best = Infinity;
+  for (const [other, o] of trials) if (other !== name) best = Math.min(best, scaledMs(o, work));
+  return scaledMs({ ms: Math.min(...t.samples), work: t.work, calls: t.calls }, work) > factor * best;
+}
+
 /** The cached form of a trial: its time, work and calls, without the samples. */
 export const trialOf = (t: Trial): Trial => ({ ms: t.ms, work: t.work, calls: t.calls });
 
@@ -169,7 +193,8 @@ export type Decision =
  * timed after a warm-up) is predicted within `factor` of the best time measured so far (of the
  * best prediction before anything is measured), and whose call with start-up is predicted
  * under `trialMaxMs`, gets a trial (see trialComplete); the prediction's own pick always does,
- * since it runs anyway, and so does a candidate whose trial has begun. Candidates take turns: the
+ * since it runs anyway, and so does a candidate whose trial has begun, unless it is hopeless (its
+ * fastest call over `factor` times another's best). Candidates take turns: the
  * one on `turn` keeps it while its trial is open, until the turn has a timed call and its timed
  * calls add up to `trialRunMs`; then the next turn goes to the open trial with the fewest timed ms (the earlier in
  * predicted order on a tie), so a slow phase of the machine lands on every candidate's calls, not
@@ -192,8 +217,8 @@ export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Tria
   let owner: Pick | undefined;
   for (const [i, p] of ranked.entries()) {
     const t = trials.get(pickName(p));
-    // A trial once begun runs to its end: its own fast calls must not push it out of the factor.
-    if (trialComplete(t, s) || (i > 0 && t === undefined && !near(p))) continue;
+    // A trial once begun runs to its end (its own fast calls must not push it out of the factor), unless hopeless.
+    if (trialComplete(t, s) || (i > 0 && t === undefined && !near(p)) || (t !== undefined && hopeless(pickName(p), t, trials, work, s.factor))) continue;
     if (pickName(p) === turn?.name) {
       if (keepTurn) return { kind: 'explore', pick: p };
       owner = p;
@@ -249,28 +274,38 @@ export type ConfirmStep =
   /** Settle on `name`, with `trials` holding the back-to-back times where measured. */
   | { readonly kind: 'done'; readonly name: string; readonly trials: ReadonlyMap<string, Trial> };
 
-/** The runner-up when the settled `choice` is a close race under `s` (times as rankedMs has them), else undefined. */
+/**
+ * The runner-up when the settled `choice` is a close race under `s` (times as rankedMs has them),
+ * else undefined: the fastest candidate within `closeRace` of the winner on another backend, else
+ * on the winner's own. Variants of one backend ran alike between the other backends' calls; it is
+ * across backends that interleaved trials mislead.
+ */
 export function closeRunnerUp(choice: MeasuredChoice, work: number, s: ExploreSettings): string | undefined {
   const winner = pickName(choice);
   const own = choice.trials[winner];
   if (own === undefined) return undefined;
+  const limit = rankedMs(winner, scaledMs(own, work)) * (s.closeRace ?? DEFAULT_CLOSE_RACE);
   let best: string | undefined;
   let bestMs = Infinity;
+  let elsewhere: string | undefined;
+  let elsewhereMs = Infinity;
   for (const [name, t] of Object.entries(choice.trials)) {
     const ms = rankedMs(name, scaledMs(t, work));
-    if (name !== winner && ms < bestMs) [best, bestMs] = [name, ms];
+    if (name === winner || ms >= limit) continue;
+    if (ms < bestMs) [best, bestMs] = [name, ms];
+    if (backendOf(name) !== backendOf(winner) && ms < elsewhereMs) [elsewhere, elsewhereMs] = [name, ms];
   }
-  return best !== undefined && bestMs < rankedMs(winner, scaledMs(own, work)) * (s.closeRace ?? DEFAULT_CLOSE_RACE) ? best : undefined;
+  return elsewhere ?? best;
 }
 
 /**
- * The next step of a close race's confirmation. The winner's calls come first, as many as a
- * trial makes; the runner-up gets its rematch only while its trial is within `closeRace` of them
+ * The next step of a close race's confirmation. The winner's calls come first (see
+ * confirmComplete); the runner-up gets its rematch only while its trial is within `closeRace` of them
  * (a winner faster back to back than in its trial needs none). The faster back to back wins
  * (a worker pool by POOL_MARGIN).
  */
 export function confirmStep(c: Confirmation, trials: ReadonlyMap<string, Trial>, s: ExploreSettings): ConfirmStep {
-  if (!trialComplete(c.winnerCalls, s)) return { kind: 'confirm', name: c.winner };
+  if (!confirmComplete(c.winnerCalls, s)) return { kind: 'confirm', name: c.winner };
   const winner = c.winnerCalls!;
   const done = (name: string): ConfirmStep => {
     const out = new Map(trials);
@@ -281,7 +316,7 @@ export function confirmStep(c: Confirmation, trials: ReadonlyMap<string, Trial>,
   const runnerUpTrial = trials.get(c.runnerUp);
   if (c.runnerUpCalls === undefined && (runnerUpTrial === undefined || rankedMs(c.runnerUp, scaledMs(runnerUpTrial, winner.work)) >= rankedMs(c.winner, winner.ms) * (s.closeRace ?? DEFAULT_CLOSE_RACE))) return done(c.winner);
   if (!c.runnerUpWoken) return { kind: 'rematch', name: c.runnerUp, timed: false };
-  if (!trialComplete(c.runnerUpCalls, s)) return { kind: 'rematch', name: c.runnerUp, timed: true };
+  if (!confirmComplete(c.runnerUpCalls, s)) return { kind: 'rematch', name: c.runnerUp, timed: true };
   return done(rankedMs(c.runnerUp, scaledMs(c.runnerUpCalls!, winner.work)) < rankedMs(c.winner, winner.ms) ? c.runnerUp : c.winner);
 }
 
