@@ -54,7 +54,7 @@ for (let i = 0; i < 10; i++) tim.push((await gpu[op](args, { ...opts, timing: tr
 const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
 t.sort((a, b) => a - b);
 const f = (x) => x.toFixed(2);
-console.log(JSON.stringify({ scenario, caseId, route, median: f(med(t)), p25: f(t[20]), p75: f(t[60]), min: f(t[0]), gcMsPerCall: f(gcMs / 80), cpuMsPerCall: f((cpu.user + cpu.system) / 1000 / 80), wallPerCall: f(wall / 80),
+console.log(JSON.stringify({ scenario, caseId, route, median: f(med(t)), p25: f(t[20]), p75: f(t[60]), min: f(t[0]), gcMsPerCall: f(gcMs / 80), heapMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20), cpuMsPerCall: f((cpu.user + cpu.system) / 1000 / 80), wallPerCall: f(wall / 80),
   upload: f(med(tim.map((x) => x.uploadMs ?? NaN))), kernel: f(med(tim.map((x) => x.kernelMs ?? NaN))), readback: f(med(tim.map((x) => x.readbackMs ?? NaN))), total: f(med(tim.map((x) => x.totalMs))) }));
 await gpu.dispose();
 for (const b of others) await b.dispose();
