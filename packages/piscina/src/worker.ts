@@ -330,11 +330,11 @@ function stencilSlabSimd(t: StencilSlabTask, ctrl: Int32Array, beforeStep: ((ste
       copyInto(shared, m.subarray(local(to, z0), local(to, z1)), z0 * plane);
       break;
     }
-    if (z0 > 0) shared.set(m.subarray(local(to, z0), local(to, z0 + 1)), z0 * plane);
-    if (z1 < nz) shared.set(m.subarray(local(to, z1 - 1), local(to, z1)), (z1 - 1) * plane);
+    if (z0 > 0) copyInto(shared, m.subarray(local(to, z0), local(to, z0 + 1)), z0 * plane);
+    if (z1 < nz) copyInto(shared, m.subarray(local(to, z1 - 1), local(to, z1)), (z1 - 1) * plane);
     barrier(ctrl, t.participants);
-    if (z0 > 0) m.set(shared.subarray((z0 - 1) * plane, z0 * plane), local(to, z0 - 1));
-    if (z1 < nz) m.set(shared.subarray(z1 * plane, (z1 + 1) * plane), local(to, z1));
+    if (z0 > 0) copyInto(m, shared.subarray((z0 - 1) * plane, z0 * plane), local(to, z0 - 1));
+    if (z1 < nz) copyInto(m, shared.subarray(z1 * plane, (z1 + 1) * plane), local(to, z1));
   }
   dropIfLarge();
 }
