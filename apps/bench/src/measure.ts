@@ -11,6 +11,9 @@ export interface Measured {
  * Times `fn` with tinybench, scaling the budget to one run's cost `estMs`: cheap tasks get many
  * samples in ~`budgetMs`, multi-second tasks get 3 (or 1 beyond `singleShotMs`, so the course
  * reports' sizes on a CPU do not take an hour), and warm-up is skipped when one run is already long.
+ * A cheap task warms up for a quarter of the budget: its first calls run slower (fresh result memory
+ * until dropped results come back for reuse, code not yet optimised), and a row timed after a few
+ * calls would rank by how many calls its process happened to make before.
  */
 export async function measure(fn: () => Promise<number | undefined>, estMs: number, budgetMs: number, singleShotMs = 30_000): Promise<Measured> {
   const iterations = estMs > singleShotMs ? 1 : Math.max(3, Math.min(50, Math.ceil(budgetMs / Math.max(estMs, 0.01))));
@@ -20,22 +23,19 @@ export async function measure(fn: () => Promise<number | undefined>, estMs: numb
     time: 0,
     warmup: estMs < 1000,
     warmupIterations: 1,
-    warmupTime: 0,
+    warmupTime: budgetMs / 4,
     throws: true,
     retainSamples: false,
   });
   let warm = estMs < 1000;
   bench.add('task', async () => {
     const k = await fn();
-    // The first call is the warm-up when there is one: its kernel time is not a sample.
-    if (warm) {
-      warm = false;
-      return;
-    }
-    if (k !== undefined) kernel.push(k);
+    // Warm-up calls' kernel times are not samples.
+    if (!warm && k !== undefined) kernel.push(k);
   });
-  await bench.run();
   const task = bench.tasks[0];
+  task?.addEventListener('start', () => (warm = false));
+  await bench.run();
   const r = task?.result;
   if (!r || (r.state !== 'completed' && r.state !== 'aborted-with-statistics')) {
     throw r?.state === 'errored' ? r.error : new Error(`tinybench task ended in state ${r?.state ?? 'unknown'}`);
