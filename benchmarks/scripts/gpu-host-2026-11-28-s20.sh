@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Run on the GPU host (an H200 this session; the H100 is no longer lent) after `. .gpu-host/on-host.sh`:
+#   bash benchmarks/scripts/gpu-host-2026-11-28-s20.sh
+# One device call, everything in $OUT/s20.tar.gz (the host returns at most 8 files):
+#   probes: stencil3d 64^3 x 100 on WebGPU alone, after one call of each large seed case
+#           (big-first), the same without the fresh-output worker threads (big-first-noprefault),
+#           on a new backend after those calls (big-first-fresh), and after only making the large
+#           inputs (make-first); two of them with a self-time profile of the timed calls
+#   rows:   the seed rows the router missed by more than 1.1x on the H100 (stencil3d 64^3 x 100,
+#           scan 40M f32, convLayer L2 B=1000), with the bench's warm start, 5 processes each
+set -u
+final=$OUT
+OUT=$(mktemp -d)
+. "$(dirname "$0")/h100-bench.sh"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
+probe() { KK_SAMPLES=80 timeout 90 node benchmarks/scripts/webgpu-process-state.mjs "$@" stencil-64-s100 2>/dev/null | grep '^{' >> "$OUT/process-state.txt"; }
+t0=$SECONDS
+for s in alone big-first big-first-noprefault big-first-fresh make-first alone big-first big-first-noprefault; do
+  [ $((SECONDS - t0)) -lt 170 ] && probe "$s"
+done
+KK_PROFILE=12 probe alone
+KK_PROFILE=12 probe big-first
+echo "probes $((SECONDS - t0)) s"
+bench stencil64 130 --case stencil-64-s100 --backend webgpu,kernelkit --variant streamed,routed --rounds 5 --no-floor
+bench scanf32 110 --case scan-40M-f32 --backend webgpu,kernelkit --variant decoupled-subgroups,routed --rounds 5 --no-floor
+rem=$((500 - SECONDS))
+[ $rem -gt 40 ] && bench l2b1000 $rem --case convlayer-L2-b1000 --backend piscina,webgpu,kernelkit --variant wasm-simd,auto,gemm,routed --rounds 5 --no-floor
+tar -czf "$final/s20.tar.gz" -C "$OUT" .
+echo "done $SECONDS s"
