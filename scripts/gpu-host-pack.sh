@@ -44,7 +44,11 @@ mapfile -t dists < <(find . -path ./node_modules -prune -o -type d -name dist -n
 [ ${#dists[@]} -gt 0 ] || { echo "pack.sh: no dist/ folder found; build first" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tar -cf "$tmp/runtime.tar" \
+# GPU_HOST_PACK_LEAN=1: without the bench's peers (onnxruntime, tfjs-wasm) and gpu.js, for calls
+# that run neither, so the pack and a large checkout fit the host's carry limit together.
+lean=()
+[ "${GPU_HOST_PACK_LEAN:-0}" = 1 ] && lean=(--exclude='node_modules/onnxruntime-node' --exclude='node_modules/gl' --exclude='node_modules/gpu.js')
+tar -cf "$tmp/runtime.tar" "${lean[@]}" \
   --exclude='node_modules/typescript' --exclude='node_modules/@typescript' \
   --exclude='node_modules/@typescript/*' --exclude='node_modules/turbo*' --exclude='node_modules/@turbo' \
   --exclude='node_modules/esbuild' --exclude='node_modules/@esbuild' \
@@ -66,14 +70,16 @@ tar -cf "$tmp/runtime.tar" \
 # The bench's tfjs-wasm peer needs only the two packages' Node bundles and the single-threaded wasm builds;
 # appended, since the @tensorflow exclude above would drop them from the first pass too.
 tf=node_modules/@tensorflow
-if [ -f "$tf/tfjs-backend-wasm/package.json" ] && [ -f "$tf/tfjs-core/package.json" ]; then
+if [ "${GPU_HOST_PACK_LEAN:-0}" = 1 ]; then
+  echo "pack.sh: lean pack: no onnxruntime, tfjs-wasm or gpu.js on the host" >&2
+elif [ -f "$tf/tfjs-backend-wasm/package.json" ] && [ -f "$tf/tfjs-core/package.json" ]; then
   tar -rf "$tmp/runtime.tar" "$tf/tfjs-core/package.json" "$tf/tfjs-core/dist/tf-core.node.js" \
     "$tf/tfjs-backend-wasm/package.json" "$tf/tfjs-backend-wasm/dist/tf-backend-wasm.node.js" \
     "$tf/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm" "$tf/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm"
 else
   echo "pack.sh: @tensorflow/tfjs-core or tfjs-backend-wasm not installed: the bench's tfjs-wasm peer will be skipped on the host" >&2
 fi
-[ -d node_modules/onnxruntime-node/bin ] || echo "pack.sh: onnxruntime-node not installed: the bench's onnxruntime peer will be skipped on the host" >&2
+[ "${GPU_HOST_PACK_LEAN:-0}" = 1 ] || [ -d node_modules/onnxruntime-node/bin ] || echo "pack.sh: onnxruntime-node not installed: the bench's onnxruntime peer will be skipped on the host" >&2
 xz -T0 -c "$tmp/runtime.tar" > "$out/runtime.tar.xz"
 cp "$here/on-host.sh" "$out/on-host.sh"
 
