@@ -10,6 +10,8 @@
 // KK_CALIBRATE_IN=process|child: where the router calibrates (default: a child process).
 // big-first-noprefault: big-first with fresh outputs not faulted in by worker threads.
 // big-first-fresh: big-first, then that backend disposed and the case timed on a new one (device state or process state?).
+// big-first-newresults: big-first, then the same backend given a new, empty result memory (its result memory or the rest of its device?).
+// Every line has `results`: results the device took during the timed calls, how many on reused memory, collections it prompted.
 // make-first: the large cases' inputs made and dropped, no call run (what host memory alone leaves);
 // make-before: the same before the backend is made; idle-first / spin-first: one call, then 6 s idle / busy on the main thread;
 // idle-first-timed: idle-first, then KK_TIMED_BEFORE (10) calls with timing (each runs a GPU clock warm-up spin first).
@@ -19,7 +21,7 @@
 import { benchCases } from '@kernelkit/bench';
 import { createCpuBackend } from '@kernelkit/cpu';
 import { createWebGpuBackend } from '@kernelkit/webgpu';
-import { landingBytes, setOutputPrefault, stagingBuffers, webgpuStats } from '@kernelkit/webgpu/testing';
+import { landingBytes, replaceResultMemory, resultMemoryStats, setOutputPrefault, stagingBuffers, webgpuStats } from '@kernelkit/webgpu/testing';
 import { createPiscinaBackend } from '@kernelkit/piscina';
 import { createKernels } from 'kernelkit';
 import { mkdtempSync } from 'node:fs';
@@ -62,6 +64,7 @@ if (scenario.startsWith('big-first')) {
   }
   deviceState = JSON.stringify({ ...webgpuStats(gpu), landingMiB: Math.round(landingBytes(gpu) / 2 ** 20), staging: stagingBuffers(gpu) });
   if (scenario === 'big-first-fresh') { await gpu.dispose(); gpu = await createWebGpuBackend({ adapter: 'any' }); }
+  if (scenario === 'big-first-newresults') replaceResultMemory(gpu);
 }
 if (scenario === 'make-first') for (const id of (process.env.KK_BIG ?? 'scan-400M-f32').split(',')) { const a = await cases.find((x) => x.id === id).make(); deviceState = `made ${id}: ${Object.keys(a).length} fields`; }
 const others = [];
@@ -86,10 +89,13 @@ const t = [];
 const startEpochMs = Date.now();
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
+const results0 = scenario === 'router' ? undefined : resultMemoryStats(gpu);
 for (let i = 0; i < samples; i++) { const s = performance.now(); await gpu[op](args, opts); t.push(performance.now() - s); }
 const wall = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 const endEpochMs = Date.now();
+const results1 = results0 === undefined ? undefined : resultMemoryStats(gpu);
+const results = results0 === undefined ? undefined : { taken: results1.takes - results0.takes, reused: results1.reused - results0.reused, prompts: results1.prompts - results0.prompts, keptMiB: Math.round(results1.keptBytes / 2 ** 20), outstandingMiB: Math.round(results1.outstandingBytes / 2 ** 20) };
 obs.disconnect();
 let profile = '';
 if (session) {
@@ -113,7 +119,7 @@ for (let i = 0; i < 10; i++) tim.push((await gpu[op](args, { ...opts, timing: tr
 const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
 t.sort((a, b) => a - b);
 const f = (x) => x.toFixed(2);
-console.log(JSON.stringify({ scenario, caseId, route, startEpochMs, endEpochMs, ...(deviceState ? { device: deviceState } : {}), median: f(med(t)), p25: f(t[samples >> 2]), p75: f(t[(3 * samples) >> 2]), min: f(t[0]), gcMsPerCall: f(gcMs / samples), heapMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20), cpuMsPerCall: f((cpu.user + cpu.system) / 1000 / samples), sysMsPerCall: f(cpu.system / 1000 / samples), threads: Number(field('Threads')), rssMiB: Math.round(Number(field('VmRSS')) / 1024), wallPerCall: f(wall / samples),
+console.log(JSON.stringify({ scenario, caseId, route, startEpochMs, endEpochMs, ...(deviceState ? { device: deviceState } : {}), ...(results ? { results } : {}), median: f(med(t)), p25: f(t[samples >> 2]), p75: f(t[(3 * samples) >> 2]), min: f(t[0]), gcMsPerCall: f(gcMs / samples), heapMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20), cpuMsPerCall: f((cpu.user + cpu.system) / 1000 / samples), sysMsPerCall: f(cpu.system / 1000 / samples), threads: Number(field('Threads')), rssMiB: Math.round(Number(field('VmRSS')) / 1024), wallPerCall: f(wall / samples),
   upload: f(med(tim.map((x) => x.uploadMs ?? NaN))), kernel: f(med(tim.map((x) => x.kernelMs ?? NaN))), readback: f(med(tim.map((x) => x.readbackMs ?? NaN))), total: f(med(tim.map((x) => x.totalMs))), ...(profile ? { profileMsPerCall: profile } : {}) }));
 await gpu.dispose();
 for (const b of others) await b.dispose();

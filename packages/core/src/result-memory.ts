@@ -36,6 +36,7 @@ export class ResultMemory {
   /** Non-zero: `collectIfDue` prompts a collection this large. */
   private collectionDue = 0;
   private closed = false;
+  private readonly counts = { takes: 0, reused: 0, prompts: 0 };
   private readonly prompt: (bytes: number) => void;
   private readonly heapBytes: () => number;
   private readonly registry = new FinalizationRegistry<SharedArrayBuffer>((memory) => this.giveBack(memory));
@@ -78,7 +79,10 @@ export class ResultMemory {
       this.heldAtPrompt = this.heldBytes;
       this.collectionDue = this.heldBytes;
     }
-    return { kept, forCaller: structuredClone(kept), reused: this.free.keptBytes < before };
+    const reused = this.free.keptBytes < before;
+    this.counts.takes++;
+    if (reused) this.counts.reused++;
+    return { kept, forCaller: structuredClone(kept), reused };
   }
 
   /**
@@ -89,6 +93,7 @@ export class ResultMemory {
     if (this.collectionDue === 0) return;
     const bytes = this.collectionDue;
     this.collectionDue = 0;
+    this.counts.prompts++;
     this.prompt(bytes);
   }
 
@@ -112,6 +117,11 @@ export class ResultMemory {
     return this.heldBytes;
   }
 
+  /** Results taken, how many of them on memory an earlier result had used, and collections prompted, since this was made. */
+  get stats(): ResultMemoryStats {
+    return { ...this.counts, keptBytes: this.free.keptBytes, outstandingBytes: this.heldBytes };
+  }
+
   /** Drops the free memory; memory handed over before comes back to nobody. */
   close(): void {
     this.closed = true;
@@ -123,6 +133,15 @@ export class ResultMemory {
     this.heldAtPrompt = Math.min(this.heldAtPrompt, this.heldBytes);
     if (!this.closed) this.free.release(memory);
   }
+}
+
+/** What a ResultMemory has done (see ResultMemory.stats). */
+export interface ResultMemoryStats {
+  readonly takes: number;
+  readonly reused: number;
+  readonly prompts: number;
+  readonly keptBytes: number;
+  readonly outstandingBytes: number;
 }
 
 /** A typed array constructor a result can be made with: of a length, or over shared memory. */
@@ -186,6 +205,11 @@ export class ResultArrays {
   /** Bytes of results handed over whose arrays have not been collected yet. */
   get outstandingBytes(): number {
     return this.memory.outstandingBytes;
+  }
+
+  /** Results of `minBytes` and more taken, reused and prompted collections (see ResultMemory.stats). */
+  get stats(): ResultMemoryStats {
+    return this.memory.stats;
   }
 
   close(): void {

@@ -66,6 +66,30 @@ describe('ResultMemory', () => {
     expect(m.take(2 * 4096).kept).toBe(bigger);
   });
 
+  it('counts results taken, those on reused memory and prompted collections', async () => {
+    const prompts: number[] = [];
+    const m = new ResultMemory(1 << 20, { prompt: (bytes) => prompts.push(bytes) });
+    expect(m.stats).toEqual({ takes: 0, reused: 0, prompts: 0, keptBytes: 0, outstandingBytes: 0 });
+    (() => {
+      const r = m.take(4096);
+      m.handOver(r.forCaller, r.kept);
+    })();
+    expect(m.stats).toMatchObject({ takes: 1, reused: 0, outstandingBytes: 4096 });
+    expect(await collectUntil(() => m.keptBytes === 4096)).toBe(true);
+    m.take(4096);
+    m.take(4096);
+    expect(m.stats).toEqual({ takes: 3, reused: 1, prompts: 0, keptBytes: 0, outstandingBytes: 0 });
+    const held = Array.from({ length: HELD_RESULT_BYTES / 2 ** 20 + 2 }, () => {
+      const r = m.take(2 ** 20);
+      m.handOver(r.forCaller, r.kept);
+      return r.forCaller;
+    });
+    m.collectIfDue();
+    expect(m.stats.prompts).toBe(prompts.length);
+    expect(prompts.length).toBe(1);
+    expect(held.length).toBeGreaterThan(0);
+  });
+
   it('prompts a collection once callers hold another HELD_RESULT_BYTES, at collectIfDue and not in take', () => {
     const prompts: number[] = [];
     const m = new ResultMemory(0, { prompt: (bytes) => prompts.push(bytes) });

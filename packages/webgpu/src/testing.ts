@@ -3,7 +3,7 @@
  * Testing hooks: observe a WebGPU backend's resources and drive its failure paths (device loss,
  * validation errors). Not part of the ops; exported as `@kernelkit/webgpu/testing`.
  */
-import { assertInteger, InvalidArgumentError } from '@kernelkit/core';
+import { assertInteger, InvalidArgumentError, type ResultMemoryStats } from '@kernelkit/core';
 import type { Backend, ConvLayerProblem } from '@kernelkit/ops';
 import { timeConvLayerPass, type ConvLayerConfig } from './ops/conv-layer.js';
 import { DEVICE_LIMITS } from './runtime/adapter.js';
@@ -221,6 +221,16 @@ export { convLayerCandidates, describeConvLayerConfig, runConvLayerConfig, type 
 /** Bytes of dropped results a device keeps for reuse by later outputs (GpuDevice.output). */
 export function keptResultBytes(backend: Backend, device = 0): number {
   return nthDevice(backend, device).keptResultBytes;
+}
+
+/** Results a device took and reused, and collections it prompted, since its result memory was made (GpuDevice.output). */
+export function resultMemoryStats(backend: Backend, device = 0): ResultMemoryStats {
+  return nthDevice(backend, device).resultStats;
+}
+
+/** Gives a device a new, empty result memory, as a new backend has; results already out stay valid. */
+export function replaceResultMemory(backend: Backend, device = 0): void {
+  nthDevice(backend, device).replaceResultMemory();
 }
 
 /** The GpuDevice behind a backend made by createWebGpuBackend (its streaming scan, its queue). */

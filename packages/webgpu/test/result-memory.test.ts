@@ -9,7 +9,7 @@ import { DeviceError, RESULT_MIN_BYTES } from '@kernelkit/core';
 import { verifyResult, type Backend } from '@kernelkit/ops';
 import { collectUntil, scanCase } from '@kernelkit/ops/testing';
 import { createWebGpuBackend } from '../src/index.js';
-import { failPass, keptResultBytes } from '../src/testing.js';
+import { failPass, keptResultBytes, replaceResultMemory, resultMemoryStats } from '../src/testing.js';
 
 const N = RESULT_MIN_BYTES / 4 + 1000;
 const BYTES = N * 4;
@@ -22,9 +22,12 @@ afterAll(async () => {
 });
 
 /** A scan whose result the caller drops at once; resolves to whether it was right. */
-const droppedScan = async (seed: number): Promise<string | undefined> => {
+const droppedScan = (seed: number): Promise<string | undefined> => droppedScanOn(b, seed);
+
+/** The same on `backend`. */
+const droppedScanOn = async (backend: Backend, seed: number): Promise<string | undefined> => {
   const args = scanCase('u32', N, seed);
-  const r = await b.scan(args);
+  const r = await backend.scan(args);
   expect(r.data.buffer).toBeInstanceOf(SharedArrayBuffer);
   return verifyResult('scan', args, r.data);
 };
@@ -56,6 +59,23 @@ describe('WebGPU result memory', () => {
     const small = await b.scan(scanCase('u32', 1000, 5));
     expect(small.data.buffer).toBeInstanceOf(ArrayBuffer);
     expect(await collectUntil(() => keptResultBytes(b) > 0)).toBe(false);
+  });
+
+  it('counts the results it takes and reuses; a replaced result memory starts empty and still gives right results', async () => {
+    const own = await createWebGpuBackend({ adapter: 'software' });
+    try {
+      expect(await droppedScanOn(own, 7)).toBeUndefined();
+      expect(await collectUntil(() => keptResultBytes(own) === BYTES)).toBe(true);
+      expect(await droppedScanOn(own, 8)).toBeUndefined();
+      expect(resultMemoryStats(own)).toMatchObject({ takes: 2, reused: 1, keptBytes: 0 });
+      expect(await collectUntil(() => keptResultBytes(own) === BYTES)).toBe(true);
+      replaceResultMemory(own);
+      expect(resultMemoryStats(own)).toEqual({ takes: 0, reused: 0, prompts: 0, keptBytes: 0, outstandingBytes: 0 });
+      expect(await droppedScanOn(own, 9)).toBeUndefined();
+      expect(resultMemoryStats(own)).toMatchObject({ takes: 1, reused: 0 });
+    } finally {
+      await own.dispose();
+    }
   });
 
   it('keeps nothing once disposed', async () => {

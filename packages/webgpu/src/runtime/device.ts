@@ -1,4 +1,4 @@
-import { DeviceError, KEEP_BYTES, KernelkitError, LimitExceededError, RESULT_MIN_BYTES, ResultArrays, type ResultCtor } from '@kernelkit/core';
+import { DeviceError, KEEP_BYTES, KernelkitError, LimitExceededError, RESULT_MIN_BYTES, ResultArrays, type ResultCtor, type ResultMemoryStats } from '@kernelkit/core';
 import type { AdapterInfo } from '@kernelkit/ops';
 import { reopenAdapter, type OpenedAdapter } from './adapter.js';
 import { POOL_IDLE_BYTES, type BufferPool } from './buffer-pool.js';
@@ -127,7 +127,7 @@ export class GpuDevice {
   /** Whether large outputs get their pages faulted in by worker threads (runtime/fresh-output.ts); not on software adapters, whose kernels use every core. */
   prefaultOutputs: boolean;
   /** The outputs `output` hands out, on memory reused once callers drop them. */
-  private readonly results = new ResultArrays(RESULT_MIN_BYTES, KEEP_BYTES);
+  private results = new ResultArrays(RESULT_MIN_BYTES, KEEP_BYTES);
 
   private constructor(opened: OpenedAdapter, request: DeviceRequest, device: GPUDevice) {
     this.opened = opened;
@@ -409,6 +409,20 @@ export class GpuDevice {
   /** Bytes of dropped results kept for reuse now (testing). */
   get keptResultBytes(): number {
     return this.results.keptBytes;
+  }
+
+  /** What the result memory has done: results taken and reused, collections prompted (testing). */
+  get resultStats(): ResultMemoryStats {
+    return this.results.stats;
+  }
+
+  /**
+   * Drops the result memory and starts a new one, as a new backend has (testing: tells what the
+   * result memory holds after large calls from what the device holds). Results already out stay valid.
+   */
+  replaceResultMemory(): void {
+    this.results.close();
+    this.results = new ResultArrays(RESULT_MIN_BYTES, KEEP_BYTES);
   }
 
   /** Upload and readback wall time of the call now running (see TransferClock). */
