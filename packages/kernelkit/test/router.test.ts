@@ -10,6 +10,7 @@ import { defaultLoaders } from '../src/loaders.js';
 import { cachedBackend, machineIdentity, readCalibrationCache, writeCalibrationCache, CALIBRATION_FORMAT_VERSION } from '../src/router/cache.js';
 import type { BackendCost, CostModel, TimeFit } from '../src/router/cost-model.js';
 import { fitTime } from '../src/router/fit.js';
+import { formatCopySpeed } from '../src/router/bands.js';
 import { fakeLoaders } from './fakes.js';
 
 const noEnv = {};
@@ -310,5 +311,14 @@ describe('one read of every argument on the routed path', () => {
     expect(r.data).toEqual(expected.data);
     expect(r.timing).toBeDefined();
     await k.dispose();
+  });
+});
+
+describe('the calibration table', () => {
+  it('shows copy speeds in GB/s, and one past any host copy or PCIe link as free, with the fitted figure', () => {
+    expect(formatCopySpeed(1e-6 / 6.5)).toBe('6.50 GB/s');
+    expect(formatCopySpeed(0)).toBe('free');
+    expect(formatCopySpeed(1e-6 / 11612)).toBe('free (under what calibration resolves: fitted 1.2e+4 GB/s)');
+    expect(formatCopySpeed(1e-6 / 260)).toBe('free (under what calibration resolves: fitted 2.6e+2 GB/s)');
   });
 });

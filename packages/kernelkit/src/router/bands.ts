@@ -74,14 +74,27 @@ export const allBands = (model: CostModel): Record<OpName, Band[]> => Object.fro
 
 const num = (x: number): string => x.toExponential(1);
 
+/**
+ * A fitted copy speed past this is no host copy's or PCIe link's: the copy cost less than
+ * calibration can tell apart from noise (a worker pool's "upload" is a copy into shared memory the
+ * workers then read in place).
+ */
+const PAST_ANY_COPY_GBPS = 100;
+
+/** A copy speed as the calibration table shows it. */
+export function formatCopySpeed(msPerByte: number): string {
+  if (!(msPerByte > 0)) return 'free';
+  const gbps = 1e-6 / msPerByte;
+  return gbps > PAST_ANY_COPY_GBPS ? `free (under what calibration resolves: fitted ${gbps.toExponential(1)} GB/s)` : `${gbps.toFixed(2)} GB/s`;
+}
+
 /** The calibration table and the picks per op and size band, as text lines. */
 export function formatCostModel(model: CostModel): string[] {
   const lines: string[] = [];
   const entries = Object.entries(model.backends) as [BackendName, NonNullable<CostModel['backends'][BackendName]>][];
   if (entries.length === 0) return ['  (no calibration for this machine: run `kernelkit calibrate`, or it runs on the first auto-routed call)'];
   for (const [name, c] of entries) {
-    const gbps = (msPerByte: number) => (msPerByte > 0 ? `${(1e-6 / msPerByte).toFixed(2)} GB/s` : 'free');
-    lines.push(`  ${name.padEnd(8)} ${c.key}: start ${c.startMs.toFixed(0)} ms, upload ${gbps(c.upload.msPerByte)}, download ${gbps(c.download.msPerByte)}`);
+    lines.push(`  ${name.padEnd(8)} ${c.key}: start ${c.startMs.toFixed(0)} ms, upload ${formatCopySpeed(c.upload.msPerByte)}, download ${formatCopySpeed(c.download.msPerByte)}`);
     for (const op of OP_NAMES) {
       const byVariant = c.ops[op];
       if (byVariant === undefined) continue;
