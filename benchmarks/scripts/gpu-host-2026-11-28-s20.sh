@@ -8,6 +8,11 @@
 #           inputs (make-first); two of them with a self-time profile of the timed calls
 #   rows:   the seed rows the router missed by more than 1.1x on the H100 (stencil3d 64^3 x 100,
 #           scan 40M f32, convLayer L2 B=1000), with the bench's warm start, 5 processes each
+# Two more calls followed on the same machine, each `. .gpu-host/on-host.sh && . benchmarks/scripts/h100-bench.sh &&`:
+#   bench convsmall 400 --op convLayer --case convlayer-L1-b100,convlayer-L2-b100,convlayer-L1-b1000 \
+#     --backend piscina,webgpu,kernelkit --variant wasm-simd,auto,gemm,routed --rounds 5 --no-floor
+#   bench scanu32 190 --case scan-40M-u32 --backend webgpu,kernelkit --variant decoupled-subgroups,routed --rounds 5 --no-floor
+# Pack with GPU_HOST_PACK_LEAN=1 (the full pack and the checkout pass the 64 MiB carry limit).
 set -u
 final=$OUT
 OUT=$(mktemp -d)
