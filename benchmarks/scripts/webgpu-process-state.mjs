@@ -24,15 +24,16 @@ import { createWebGpuBackend } from '@kernelkit/webgpu';
 import { landingBytes, replaceResultMemory, resultMemoryStats, setOutputPrefault, stagingBuffers, webgpuStats } from '@kernelkit/webgpu/testing';
 import { createPiscinaBackend } from '@kernelkit/piscina';
 import { createKernels } from 'kernelkit';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
-import { readFileSync } from 'node:fs';
 const [scenario, caseId = 'convlayer-L2-b100', variant, workload = 'seed'] = process.argv.slice(2);
 const cases = benchCases(workload);
 const c = cases.find((x) => x.id === caseId);
+/** KK_BIG's case ids, or `fallback`'s. */
+const bigIds = (fallback) => (process.env.KK_BIG ?? fallback).split(',');
 if (c === undefined) throw new Error(`unknown case ${caseId}`);
 const op = c.op;
 const args = await c.make();
@@ -45,7 +46,7 @@ if (scenario === 'router') {
   if (op === 'convLayer') for (let i = 0; i < 50; i++) await gpu.convLayer(before);
   for (let i = 0; i < 200; i++) { const r = (await gpu[op](args)).route; route = `${r.backend}/${r.variant}${r.settled ? '' : ' (unsettled)'}${r.reason.includes('cache') ? ' (from the cache)' : ''}`; if (r.settled && i >= 59) break; }
 } else {
-  if (scenario === 'make-before') for (const id of (process.env.KK_BIG ?? 'scan-400M-f32').split(',')) await cases.find((x) => x.id === id).make();
+  if (scenario === 'make-before') for (const id of bigIds('scan-400M-f32')) await cases.find((x) => x.id === id).make();
   gpu = await createWebGpuBackend({ adapter: 'any' });
 }
 if (scenario.startsWith('idle-first') || scenario === 'spin-first') {
@@ -58,7 +59,7 @@ if (scenario.startsWith('idle-first') || scenario === 'spin-first') {
 let deviceState = '';
 if (scenario.startsWith('big-first')) {
   if (scenario === 'big-first-noprefault') setOutputPrefault(gpu, false);
-  for (const id of (process.env.KK_BIG ?? 'scan-400M-f32,conv2d-16x2048-k11,stencil-512-s10,convlayer-L1-b10000').split(',')) {
+  for (const id of bigIds('scan-400M-f32,conv2d-16x2048-k11,stencil-512-s10,convlayer-L1-b10000')) {
     const big = cases.find((x) => x.id === id);
     if (big !== undefined) await gpu[big.op](await big.make());
   }
@@ -66,7 +67,7 @@ if (scenario.startsWith('big-first')) {
   if (scenario === 'big-first-fresh') { await gpu.dispose(); gpu = await createWebGpuBackend({ adapter: 'any' }); }
   if (scenario === 'big-first-newresults') replaceResultMemory(gpu);
 }
-if (scenario === 'make-first') for (const id of (process.env.KK_BIG ?? 'scan-400M-f32').split(',')) { const a = await cases.find((x) => x.id === id).make(); deviceState = `made ${id}: ${Object.keys(a).length} fields`; }
+if (scenario === 'make-first') for (const id of bigIds('scan-400M-f32')) { const a = await cases.find((x) => x.id === id).make(); deviceState = `made ${id}: ${Object.keys(a).length} fields`; }
 const others = [];
 if (scenario.startsWith('pool') || scenario.startsWith('both')) others.push(await createPiscinaBackend());
 if (scenario.startsWith('cpu') || scenario.startsWith('both')) others.push(await createCpuBackend());
