@@ -15,7 +15,7 @@ import type { BackendStart, BenchOptions, BenchReport, Row } from './types.js';
 
 /** The report's isolation line for the default run. */
 export const ONE_PROCESS_PER_BACKEND =
-  'one child process per backend and per peer, one after another (a detached ArrayBuffer, which WebGPU and WebAssembly leave behind, slows the JavaScript kernels for the rest of a process)';
+  'one child process per backend and per peer, one after another (a detached ArrayBuffer, which WebGPU buffer mapping and a peer growing its WebAssembly memory leave behind, slows the JavaScript kernels for the rest of a process)';
 
 /** Set in a child's environment to the run's shared reference folder; the child then reports rows over IPC. */
 export const CHILD_ENV = 'KERNELKIT_BENCH_CHILD';

@@ -36,7 +36,7 @@ export interface RunHooks {
 }
 
 /** The report's isolation line for a run of every backend in this one process. */
-export const IN_PROCESS = 'all backends in one process (--in-process): rows after a WebGPU or WebAssembly row may be slowed by detached ArrayBuffers';
+export const IN_PROCESS = 'all backends in one process (--in-process): rows after a WebGPU or peer row may be slowed by detached ArrayBuffers';
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 

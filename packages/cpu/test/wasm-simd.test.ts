@@ -205,6 +205,21 @@ describe.runIf(simd !== undefined)('wasm-simd variants of the cpu backend', () =
     await b.dispose();
   });
 
+  it("grows an instance's memory without detaching anything: a view taken before still reads it", () => {
+    // A detached ArrayBuffer makes V8 run every thread's typed-array code slower from then on.
+    withKernels(simd!, (w) => {
+      const before = w.f32;
+      const length = before.length;
+      before[length - 1] = 42;
+      w.reserve(w.bytes + 3 * 65536);
+      expect(w.bytes).toBeGreaterThanOrEqual(4 * length + 3 * 65536);
+      expect(before.length).toBe(length);
+      expect(before.buffer.byteLength).toBe(4 * length);
+      expect(w.f32[length - 1]).toBe(42);
+      expect(() => w.reserve(2 ** 32)).toThrow(RangeError);
+    });
+  });
+
   it('checks the signal between bands: an abort stops a long call early', async () => {
     const b = createCpuBackend();
     const args = { input: random(48 * 512 * 512, 5), filter: random(121, 6), batch: 48, height: 512, width: 512, k: 11 };

@@ -111,6 +111,30 @@ describe('measured choice (exploration)', () => {
     await k.dispose();
   });
 
+  it('gives software WebGPU a trial only when it is predicted faster than every other candidate (its buffer mapping slows this process)', async () => {
+    const software = (webgpuMs: number): CostModel => ({
+      backends: { ...MODEL.backends, webgpu: cost('webgpu/adapter', { fixedMs: webgpuMs }, { software: true }) },
+    });
+    // Predicted 15 ms, between cpu (10) and piscina (20): hardware WebGPU would get a trial, software does not.
+    const slower = timedLoaders(DELAYS);
+    const k = await createKernels({ costModel: software(15), explore: ONE }, slower.loaders, noEnv);
+    const routes = await calls(k, 6);
+    expect(routes.at(-1)).toMatchObject({ settled: true, backend: 'piscina' });
+    expect(slower.runs.filter((r) => r.startsWith('webgpu'))).toEqual([]);
+    await k.dispose();
+    const hardware = timedLoaders(DELAYS);
+    const kh = await createKernels({ costModel: { backends: { ...MODEL.backends, webgpu: cost('webgpu/adapter', { fixedMs: 15 }) } }, explore: ONE }, hardware.loaders, noEnv);
+    await calls(kh, 8);
+    expect(hardware.runs.filter((r) => r.startsWith('webgpu')).length).toBeGreaterThan(0);
+    await kh.dispose();
+    // Predicted fastest (5 ms): software WebGPU is tried, and wins on its measured 1 ms.
+    const faster = timedLoaders(DELAYS);
+    const kf = await createKernels({ costModel: software(5), explore: ONE }, faster.loaders, noEnv);
+    const fast = await calls(kf, 8);
+    expect(fast.at(-1)).toMatchObject({ settled: true, backend: 'webgpu' });
+    await kf.dispose();
+  });
+
   it('a close race is run again back to back before the key settles: a backend slow only right after another wins it', async () => {
     const { loaders, runs } = timedLoaders(webgpuSlowAfterOther);
     const k = await createKernels({ costModel: raceModel(10, 9), explore: RACE }, loaders, noEnv);

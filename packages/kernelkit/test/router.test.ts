@@ -291,6 +291,29 @@ describe('calibration in a child process', () => {
   });
 });
 
+describe('settled routes', () => {
+  it("a settled key's calls of one size share its route; a call of another size, or after a backend was released, ranks again", async () => {
+    const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    const k = await createKernels({ costModel: THRESHOLD_MODEL }, loaders, noEnv);
+    const args = makeScanArgs({ n: 4000, dtype: 'u32' });
+    let r = await k.scan(args);
+    for (let i = 0; i < 200 && !r.route.settled; i++) r = await k.scan(args);
+    expect(r.route).toMatchObject({ choice: 'measured', settled: true });
+    const first = await k.scan(args);
+    const second = await k.scan(args);
+    expect(second.route).toBe(first.route);
+    expect(second.notes?.[0]).toBe(first.notes?.[0]);
+    expect(Object.isFrozen(second.route) && Object.isFrozen(second.route.trials)).toBe(true);
+    expect(second.data).toEqual((await createCpuBackend().scan(args)).data);
+    // Same routing key (work within one band), another size: a route of its own, the same choice.
+    const other = await k.scan(makeScanArgs({ n: 4001, dtype: 'u32' }));
+    expect(other.route.key).toBe(first.route.key);
+    expect(other.route).not.toBe(first.route);
+    expect(other.route).toMatchObject({ backend: first.route.backend, variant: first.route.variant, choice: 'measured' });
+    await k.dispose();
+  });
+});
+
 describe('one read of every argument on the routed path', () => {
   it('routing and the backend see the values of a single read of args and options', async () => {
     const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });

@@ -41,8 +41,8 @@ export function addCarry(a: number, b: number, dtype: ScanDtype): number {
 
 /** A view of `w`'s memory of `input`'s element type, `n` elements from byte `at`. */
 function memoryView(w: WasmKernels, input: ScanArray, at: number, n: number): ScanArray {
-  const ctor = input.constructor as new (buffer: ArrayBuffer, byteOffset: number, length: number) => ScanArray;
-  return new ctor(w.k.memory.buffer, at, n);
+  const ctor = input.constructor as new (buffer: ArrayBufferLike, byteOffset: number, length: number) => ScanArray;
+  return new ctor(w.buffer, at, n);
 }
 
 /**

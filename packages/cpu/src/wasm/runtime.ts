@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 
 /**
  * The WebAssembly SIMD kernels (assembly/kernels.ts), built by `npm run build` into dist/ in two
- * flavours: plain 128-bit SIMD and relaxed SIMD (fused multiply-add). The paths are relative to
+ * flavours: plain 128-bit SIMD and relaxed SIMD (fused multiply-add). Both import a shared
+ * `env.memory`: growing a module's own memory detaches its old ArrayBuffer, and once any
+ * ArrayBuffer is detached V8 runs typed-array code slower for the rest of the thread, the
+ * caller's own code included; a shared memory grows without detaching. The paths are relative to
  * the package root, so they resolve the same from src/wasm/ (tests) and dist/wasm/ (built code).
  */
 const PLAIN_URL = new URL('../../dist/kernels-simd.wasm', import.meta.url);
@@ -19,13 +22,19 @@ interface WasmApi {
   validate(bytes: Uint8Array): boolean;
   readonly Module: new (bytes: Uint8Array) => WasmModule;
   readonly Instance: new (module: WasmModule, imports: object) => { readonly exports: unknown };
+  readonly Memory: new (descriptor: { initial: number; maximum: number; shared: true }) => SharedWasmMemory;
+}
+
+/** A shared WebAssembly.Memory: its buffer is a SharedArrayBuffer, and growing it never detaches it. */
+export interface SharedWasmMemory {
+  readonly buffer: SharedArrayBuffer;
+  grow(pages: number): number;
 }
 /** A compiled module (opaque here). */
 export type WasmModule = object & { readonly __wasmModule?: never };
 const wasmApi = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 
 export interface KernelExports {
-  readonly memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
   conv2d(inp: number, inStride: number, filter: number, k: number, out: number, rows: number, width: number): void;
   convLayer(inp: number, channels: number, height: number, width: number, weights: number, maps: number, k: number, bias: number, relu: number, out: number): void;
   stencilF32(src: number, dst: number, nx: number, ny: number, nz: number, c0: number, c1: number, copy: number, zStart: number, zEnd: number): void;
@@ -37,39 +46,53 @@ export interface KernelExports {
 
 const PAGE = 65536;
 
+/** How much linear memory one band of work may use; larger inputs are processed in bands. */
+export const BAND_BYTES = 64 * 2 ** 20;
+
 /**
- * One instance of the kernels with its own linear memory. The memory grows to what a call
- * needs and is reused by the next call; the callers band their work so that a call needs at
- * most a bounded amount (see `BAND_BYTES`).
+ * Most linear memory one instance may grow to: the largest reservation (both stencil grids,
+ * 4 · `BAND_BYTES`) twice over. A shared memory reserves its maximum's address space up front,
+ * so it is kept far under wasm32's 4 GiB.
+ */
+export const INSTANCE_MAX_BYTES = 8 * BAND_BYTES;
+
+/**
+ * One instance of the kernels with a memory of its own (shared, so that growing it detaches
+ * nothing). The memory grows to what a call needs and is reused by the next call; the callers
+ * band their work so that a call needs at most a bounded amount (see `BAND_BYTES`).
  */
 export class WasmKernels {
   readonly k: KernelExports;
-  private f32view = new Float32Array(0);
-  private f64view = new Float64Array(0);
+  private readonly memory: SharedWasmMemory;
+  private f32view: Float32Array = new Float32Array(0);
+  private f64view: Float64Array = new Float64Array(0);
   constructor(module: WasmModule) {
-    this.k = new wasmApi!.Instance(module, {}).exports as unknown as KernelExports;
+    this.memory = new wasmApi!.Memory({ initial: 1, maximum: INSTANCE_MAX_BYTES / PAGE, shared: true });
+    this.k = new wasmApi!.Instance(module, { env: { memory: this.memory } }).exports as unknown as KernelExports;
   }
-  /** Grows the memory to at least `bytes`. Views taken before a call to `reserve` are stale after it. */
+  /** Grows the memory to at least `bytes`. Views taken before a call to `reserve` stay valid but do not see the new part. */
   reserve(bytes: number): void {
-    const have = this.k.memory.buffer.byteLength;
-    if (bytes > have) this.k.memory.grow(Math.ceil((bytes - have) / PAGE));
+    if (bytes > INSTANCE_MAX_BYTES) throw new RangeError(`WasmKernels.reserve: ${bytes} bytes asked, at most ${INSTANCE_MAX_BYTES} (callers band their work)`);
+    const have = this.memory.buffer.byteLength;
+    if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / PAGE));
   }
   get bytes(): number {
-    return this.k.memory.buffer.byteLength;
+    return this.memory.buffer.byteLength;
+  }
+  /** The memory (a new SharedArrayBuffer object after growth). */
+  get buffer(): SharedArrayBuffer {
+    return this.memory.buffer;
   }
   /** The memory as f32 (recreated after growth). */
   get f32(): Float32Array {
-    if (this.f32view.buffer !== this.k.memory.buffer) this.f32view = new Float32Array(this.k.memory.buffer);
+    if (this.f32view.buffer !== this.memory.buffer) this.f32view = new Float32Array(this.memory.buffer);
     return this.f32view;
   }
   get f64(): Float64Array {
-    if (this.f64view.buffer !== this.k.memory.buffer) this.f64view = new Float64Array(this.k.memory.buffer);
+    if (this.f64view.buffer !== this.memory.buffer) this.f64view = new Float64Array(this.memory.buffer);
     return this.f64view;
   }
 }
-
-/** How much linear memory one band of work may use; larger inputs are processed in bands. */
-export const BAND_BYTES = 64 * 2 ** 20;
 
 /** An idle instance whose memory grew past this is dropped rather than kept for the next call. */
 const KEEP_BYTES = 2 * BAND_BYTES;

@@ -141,6 +141,13 @@ export class Router {
   private readonly releasing: Promise<void>[] = [];
   private fileRead: Promise<CacheRead> | undefined;
   private writes: Promise<void> = Promise.resolve();
+  /**
+   * Bumped whenever something `rank` or `choose` reads changes: the model, the settled choices,
+   * a backend started, failed to start or released. A kept route is reused only within one epoch.
+   */
+  private epoch = 0;
+  /** Per settled routing key, its last call's route, reused by calls of the same size (see `keptRoute`). */
+  private readonly keptRoutes = new Map<string, KeptRoute>();
 
   /** True from the moment dispose() is called. */
   get disposed(): boolean {
@@ -184,13 +191,18 @@ export class Router {
       const load = this.o.candidates.find((c) => c.name === name)?.load ?? {};
       const t0 = performance.now();
       s = this.o.loaders[name](load).then(
-        (backend): Started => ({ status: 'ok', backend, startMs: performance.now() - t0 }),
+        (backend): Started => {
+          this.epoch++;
+          return { status: 'ok', backend, startMs: performance.now() - t0 };
+        },
         (err: unknown): Started => {
+          this.epoch++;
           this.skip(name, message(err));
           return { status: 'failed', reason: message(err) };
         },
       );
       this.started.set(name, s);
+      this.epoch++;
     }
     return s;
   }
@@ -232,6 +244,7 @@ export class Router {
         const cost = key === undefined ? undefined : cachedBackend(file, this.machine, key);
         if (cost !== undefined) this.model.backends[c.name] = cost;
       }
+      this.epoch++;
       return note;
     })();
     return this.cacheLoaded;
@@ -262,6 +275,7 @@ export class Router {
    */
   async calibrate(o: CalibrateRequest): Promise<CalibrationReport> {
     const report = await this.calibrateSomewhere(o);
+    this.epoch++;
     if (o.force) await this.forgetChoices();
     return report;
   }
@@ -280,6 +294,8 @@ export class Router {
   /** After a forced calibration the measured choices were made on the old measurements: every key explores again. */
   private async forgetChoices(): Promise<void> {
     this.settled.clear();
+    this.keptRoutes.clear();
+    this.epoch++;
     this.trials.clear();
     this.turns.clear();
     this.confirming.clear();
@@ -479,7 +495,8 @@ export class Router {
   }
 
   /** Where this call goes and why, before the call (trial times are added after it). */
-  private async choose(shape: CallShape, ranked: readonly Pick[], key: string): Promise<Chosen> {
+  private async choose(shape: CallShape, all: readonly Pick[], key: string): Promise<Chosen> {
+    const ranked = worthExploring(all, this.model);
     const best = ranked[0]!;
     const explore = this.o.explore;
     if (explore === undefined) return { pick: best, choice: 'predicted' };
@@ -529,11 +546,15 @@ export class Router {
     const calibrationNote = await this.ensureCalibrated(op);
     const pinned = typeof opts?.['variant'] === 'string' ? (opts['variant'] as string) : undefined;
     const key = routingKey(shape, pinned);
+    const size = `${shape.work} ${shape.passes} ${shape.inputBytes} ${shape.outputBytes}`;
     for (;;) {
-      const ranked = await this.rank(shape, pinned, defaultVariant);
+      const kept = this.keptRoute(key, size);
+      const ranked = kept === undefined ? await this.rank(shape, pinned, defaultVariant) : [];
       let pick: { name: BackendName; variant: string | undefined };
       let chosen: Awaited<ReturnType<Router['choose']>> | undefined;
-      if (ranked.length === 0) {
+      if (kept !== undefined) {
+        pick = kept.pick;
+      } else if (ranked.length === 0) {
         // The kernels-wide default variant applies where the backend has it, as with one backend.
         const b = this.o.fallback.backend;
         pick = { name: this.o.fallback.name, variant: pinned ?? (defaultVariant !== undefined && b.variants(op).includes(defaultVariant) ? defaultVariant : undefined) };
@@ -555,13 +576,33 @@ export class Router {
       } finally {
         this.busy.set(pick.name, this.busy.get(pick.name)! - 1);
       }
-      const route = chosen === undefined ? this.defaultRoute(op, pinned, pick.name, r.variant) : this.routeInfo(shape, key, ranked, chosen, ms);
-      if (route.choice === 'measured') this.releaseIdle();
-      this.warm.add(`${pick.name}/${pick.variant} ${key}`);
-      const notes = [formatRoute(route), ...(calibrationNote !== undefined && !this.noted.has(op) ? [calibrationNote] : []), ...(r.notes ?? [])];
+      let route: RouteInfo;
+      let note: string;
+      if (kept !== undefined) {
+        ({ route, note } = kept);
+      } else {
+        route = chosen === undefined ? this.defaultRoute(op, pinned, pick.name, r.variant) : this.routeInfo(shape, key, ranked, chosen, ms);
+        note = formatRoute(route);
+        if (route.choice === 'measured') {
+          this.releaseIdle();
+          // After releaseIdle: what it released bumped the epoch this route is kept under.
+          this.keptRoutes.set(key, { size, epoch: this.epoch, pick: chosen!.pick, route: freezeRoute(route), note });
+        }
+        this.warm.add(`${pick.name}/${pick.variant} ${key}`);
+      }
+      const notes = [note, ...(calibrationNote !== undefined && !this.noted.has(op) ? [calibrationNote] : []), ...(r.notes ?? [])];
       this.noted.add(op);
       return { ...r, notes, route };
     }
+  }
+
+  /**
+   * The route a settled key's last call took, when this call has its size and nothing `rank` or
+   * `choose` read has changed since: ranking again would give the same pick, prediction and note.
+   */
+  private keptRoute(key: string, size: string): KeptRoute | undefined {
+    const k = this.keptRoutes.get(key);
+    return k !== undefined && k.epoch === this.epoch && k.size === size && this.settled.has(key) ? k : undefined;
   }
 
   private defaultRoute(op: OpName, pinned: string | undefined, name: BackendName, variant: string): RouteInfo {
@@ -650,6 +691,7 @@ export class Router {
     for (const [name, state] of [...this.started]) {
       if (keep.has(name) || (this.busy.get(name) ?? 0) > 0) continue;
       this.started.delete(name);
+      this.epoch++;
       this.releasing.push(state.then((s) => (s.status === 'ok' ? s.backend.dispose() : undefined)).catch(() => {}));
     }
   }
@@ -661,6 +703,32 @@ export class Router {
     const all = await Promise.all(this.started.values());
     await Promise.all(all.flatMap((s) => (s.status === 'ok' ? [s.backend.dispose()] : [])));
   }
+}
+
+/**
+ * The candidates a key explores: all, except software WebGPU (llvmpipe) where another candidate
+ * is predicted at least as fast. Its calls detach ArrayBuffers (buffer mapping), after which V8
+ * runs typed-array code in this process slower for good, a cost its own trial does not show.
+ */
+export function worthExploring(ranked: readonly Pick[], model: CostModel): readonly Pick[] {
+  const detaches = (p: Pick): boolean => p.name === 'webgpu' && model.backends.webgpu?.software === true;
+  const bestOther = ranked.find((p) => !detaches(p));
+  return bestOther === undefined ? ranked : ranked.filter((p) => !detaches(p) || p.predictedMs < bestOther.predictedMs);
+}
+
+/** Later calls hand out the same route object: frozen, with what it holds, so no caller changes another's. */
+function freezeRoute(r: RouteInfo): RouteInfo {
+  for (const part of [r.trials, r.trialCalls, r.runnerUp]) if (part !== undefined) Object.freeze(part);
+  return Object.freeze(r);
+}
+
+/** A settled key's route, kept for the next calls of the same size (see Router.keptRoute). */
+interface KeptRoute {
+  readonly size: string;
+  readonly epoch: number;
+  readonly pick: Pick;
+  readonly route: RouteInfo;
+  readonly note: string;
 }
 
 /** What `choose` decided for one call; `step` for the calls of a close race's confirmation. */
