@@ -17,6 +17,9 @@
 // idle-first-timed: idle-first, then KK_TIMED_BEFORE (10) calls with timing (each runs a GPU clock warm-up spin first).
 // KK_WARM_CALLS (30) untimed calls before the KK_SAMPLES (80) timed ones.
 // KK_BIG=id,id: the large cases big-first runs (default: one of each op's largest seed case).
+// alloc-first / alloc-first-touched: KK_ALLOC_MIB (1600) of memory kept, untouched or written, once the backend exists;
+// js-first: 4e8 iterations of an integer loop (no memory) once the backend exists; js-first-worker: the same in a worker thread.
+// KK_GC_AFTER=1 (node --expose-gc): a full collection after the big-first / make-first stage.
 // KK_PROFILE=N: also print the N functions with the most self time in a CPU profile of the timed calls.
 import { benchCases } from '@kernelkit/bench';
 import { createCpuBackend } from '@kernelkit/cpu';
@@ -68,6 +71,10 @@ if (scenario.startsWith('big-first')) {
   if (scenario === 'big-first-newresults') replaceResultMemory(gpu);
 }
 if (scenario === 'make-first') for (const id of bigIds('scan-400M-f32')) { const a = await cases.find((x) => x.id === id).make(); deviceState = `made ${id}: ${Object.keys(a).length} fields`; }
+if (scenario.startsWith('alloc-first')) { globalThis.kept = new Float32Array(Number(process.env.KK_ALLOC_MIB ?? 1600) * 2 ** 18); if (scenario === 'alloc-first-touched') globalThis.kept.fill(1); deviceState = `kept ${globalThis.kept.byteLength >> 20} MiB${scenario === 'alloc-first-touched' ? ', written' : ', untouched'}`; }
+if (scenario === 'js-first-worker') { const { Worker } = await import('node:worker_threads'); await new Promise((resolve, reject) => new Worker('let x = 1; for (let i = 0; i < 4e8; i++) x = (x * 1103515245 + 12345) >>> 0;', { eval: true }).on('exit', resolve).on('error', reject)); deviceState = 'spun in a worker'; }
+if (scenario === 'js-first') { let x = 1; for (let i = 0; i < 4e8; i++) x = (x * 1103515245 + 12345) >>> 0; deviceState = `spun ${x & 1}`; }
+if (process.env.KK_GC_AFTER === '1') { if (typeof globalThis.gc !== 'function') throw new Error('KK_GC_AFTER needs node --expose-gc'); globalThis.gc(); await new Promise((r) => setTimeout(r, 200)); deviceState += ' (collected after)'; }
 const others = [];
 if (scenario.startsWith('pool') || scenario.startsWith('both')) others.push(await createPiscinaBackend());
 if (scenario.startsWith('cpu') || scenario.startsWith('both')) others.push(await createCpuBackend());
