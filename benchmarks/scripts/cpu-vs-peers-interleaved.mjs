@@ -4,6 +4,7 @@
 //   node benchmarks/scripts/cpu-vs-peers-interleaved.mjs [CASE,CASE] [ROUNDS=12] [CALLS=8]
 // Contenders: cpu (wasm-simd), piscina (wasm-simd, every core), onnxruntime 1t, tfjs-wasm 1t.
 import { benchCases, machineInfo, openBackend } from '@kernelkit/bench';
+import { median as med } from '@kernelkit/core';
 
 const [caseList = 'conv2d-4x512-k11,conv2d-1x1024-k5,convlayer-L1-b100,convlayer-L2-b100', roundsArg = '12', callsArg = '8'] = process.argv.slice(2);
 const rounds = Number(roundsArg);
@@ -16,7 +17,6 @@ for (const [name, variant] of contenders) {
   if (o.status !== 'ok') { console.error(`${name}: ${o.reason}`); continue; }
   opened.push({ name, variant, b: o.backend });
 }
-const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 const m = machineInfo();
 console.log(`# ${m.cpu}, ${m.cores} cores, Node ${m.node}; ${rounds} rounds of ${perRound} calls per contender, round-robin in one process`);
 for (const c of cases) {

@@ -11,6 +11,6 @@ export { outerDims, limitError } from './ops/grid-search.js';
 export { stencilBuffers } from './ops/stencil3d.js';
 export { wasmSupport, withKernels, WasmKernels, BAND_BYTES, INSTANCE_MAX_BYTES } from './wasm/runtime.js';
 export type { WasmSupport } from './wasm/runtime.js';
-export { sharedWasmModule, sharedKernels, newSharedMemory, SHARED_MEMORY_MAX_BYTES } from './wasm/shared.js';
+export { sharedKernels, newSharedMemory, SHARED_MEMORY_MAX_BYTES } from './wasm/shared.js';
 export type { SharedWasmMemory } from './wasm/shared.js';
 export type { KernelExports } from './wasm/runtime.js';

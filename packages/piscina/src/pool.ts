@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { BackendUnavailableError, BufferCache, InvalidArgumentError, KEEP_BYTES, ResultMemory } from '@kernelkit/core';
 import type { Backend, OpName } from '@kernelkit/ops';
-import { newSharedMemory, sharedWasmModule, wasmSupport, type WasmSupport } from '@kernelkit/cpu';
+import { newSharedMemory, wasmSupport, type WasmSupport } from '@kernelkit/cpu';
 import type { ModuleMemory, PoolWorkerData, Task } from './protocol.js';
 import { newBufferId, pooledSharedBuffer } from './buffer-ids.js';
 
@@ -107,7 +107,7 @@ export class Pool {
   readonly memories = new BufferCache<ModuleMemory>(KEEP_BYTES, (n) => ({ memory: newSharedMemory(n), id: newBufferId() }), (m) => m.memory.buffer.byteLength);
   /** Memory of results the workers write in place (see ResultMemory in @kernelkit/core). */
   readonly results = new ResultMemory(KEEP_BYTES, { make: pooledSharedBuffer });
-  /** The shared-memory build of the kernels, when the workers have it too. */
+  /** The kernels' module, for shared memories the workers run them on in place, when the workers have it too. */
   readonly sharedModule: WasmModule | undefined;
   /** Serialises calls whose tasks wait for each other (stencil barriers), so two can never deadlock. */
   private barrierTail: Promise<void> = Promise.resolve();
@@ -117,7 +117,7 @@ export class Pool {
     readonly threads: number,
     workerData: PoolWorkerData,
   ) {
-    this.sharedModule = workerData.sharedWasmModule;
+    this.sharedModule = workerData.wasmModule;
   }
 
   static async create(minThreads: number, maxThreads: number): Promise<Pool> {
@@ -130,8 +130,7 @@ export class Pool {
     // pool (a bare Piscina create/run/destroy loop grew RSS 59 → 139 MiB over 360 cycles with it,
     // 58 → 62 MiB without), and nothing here reads them.
     const simd = wasmSupport();
-    const shared = sharedWasmModule();
-    const workerData: PoolWorkerData = 'module' in simd ? { wasmModule: simd.module, ...('unavailable' in shared ? {} : { sharedWasmModule: shared }) } : {};
+    const workerData: PoolWorkerData = 'module' in simd ? { wasmModule: simd.module } : {};
     const piscina = newPiscina({ filename: WORKER_URL.href, minThreads, maxThreads, idleTimeout: 60_000, recordTiming: false, workerData });
     // A worker that fails outside a task (e.g. while loading) is reported here; without a
     // listener the 'error' event would crash the process. Task failures reject their run().

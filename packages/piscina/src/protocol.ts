@@ -5,11 +5,12 @@ import type { GridSearchProblem, ScanDtype, StencilBoundary } from '@kernelkit/o
  * Messages between the main thread and the workers. Big arrays travel as `Ref`s into
  * SharedArrayBuffers (the buffer handle is shared, never copied); everything else is a few numbers.
  */
-/** What the pool passes every worker at start: the module the main thread compiled, when it has one. */
+/**
+ * What the pool passes every worker at start: the module the main thread compiled, when it has
+ * one. It imports its memory, so it serves a worker's own instance and `ModuleMemory` alike.
+ */
 export interface PoolWorkerData {
   readonly wasmModule?: WasmSupport['module'];
-  /** The kernels built to import a shared memory (`ModuleMemory`), when the runtime has them. */
-  readonly sharedWasmModule?: WasmSupport['module'];
 }
 
 /**

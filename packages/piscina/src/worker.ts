@@ -96,7 +96,7 @@ function moduleKernels(m: ModuleMemory): KernelExports {
   if (k !== undefined) {
     moduleInstances.delete(m.id);
   } else {
-    const module = (workerData as PoolWorkerData | undefined)?.sharedWasmModule;
+    const module = (workerData as PoolWorkerData | undefined)?.wasmModule;
     if (module === undefined) throw new Error('kernelkit: shared-memory task on a worker without the shared-memory kernels');
     k = sharedKernels(module, m.memory);
     if (m.memory.buffer.byteLength > KEPT_MODULE_BYTES) return k;

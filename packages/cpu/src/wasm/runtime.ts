@@ -46,6 +46,16 @@ export interface KernelExports {
 
 const PAGE = 65536;
 
+/** A shared memory of `initial` pages, growable to `maximum`. */
+export function sharedMemory(initial: number, maximum: number): SharedWasmMemory {
+  return new wasmApi!.Memory({ initial, maximum, shared: true });
+}
+
+/** An instance of the kernels over `memory`; addresses are byte offsets into it. */
+export function sharedKernels(module: WasmModule, memory: SharedWasmMemory): KernelExports {
+  return new wasmApi!.Instance(module, { env: { memory } }).exports as KernelExports;
+}
+
 /** How much linear memory one band of work may use; larger inputs are processed in bands. */
 export const BAND_BYTES = 64 * 2 ** 20;
 
@@ -67,8 +77,8 @@ export class WasmKernels {
   private f32view: Float32Array = new Float32Array(0);
   private f64view: Float64Array = new Float64Array(0);
   constructor(module: WasmModule) {
-    this.memory = new wasmApi!.Memory({ initial: 1, maximum: INSTANCE_MAX_BYTES / PAGE, shared: true });
-    this.k = new wasmApi!.Instance(module, { env: { memory: this.memory } }).exports as unknown as KernelExports;
+    this.memory = sharedMemory(1, INSTANCE_MAX_BYTES / PAGE);
+    this.k = sharedKernels(module, this.memory);
   }
   /** Grows the memory to at least `bytes`. Views taken before a call to `reserve` stay valid but do not see the new part. */
   reserve(bytes: number): void {

@@ -710,7 +710,7 @@ export class Router {
  * is predicted at least as fast. Its calls detach ArrayBuffers (buffer mapping), after which V8
  * runs typed-array code in this process slower for good, a cost its own trial does not show.
  */
-export function worthExploring(ranked: readonly Pick[], model: CostModel): readonly Pick[] {
+function worthExploring(ranked: readonly Pick[], model: CostModel): readonly Pick[] {
   const detaches = (p: Pick): boolean => p.name === 'webgpu' && model.backends.webgpu?.software === true;
   const bestOther = ranked.find((p) => !detaches(p));
   return bestOther === undefined ? ranked : ranked.filter((p) => !detaches(p) || p.predictedMs < bestOther.predictedMs);
