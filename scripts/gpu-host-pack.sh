@@ -45,9 +45,13 @@ mapfile -t dists < <(find . -path ./node_modules -prune -o -type d -name dist -n
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # GPU_HOST_PACK_LEAN=1: without the bench's peers (onnxruntime, tfjs-wasm) and gpu.js, for calls
-# that run neither, so the pack and a large checkout fit the host's carry limit together.
+# that run neither, so the pack and a large checkout fit the host's carry limit together;
+# GPU_HOST_PACK_LEAN=onnxruntime: the same but keeping the onnxruntime peer.
 lean=()
-[ "${GPU_HOST_PACK_LEAN:-0}" = 1 ] && lean=(--exclude='node_modules/onnxruntime-node' --exclude='node_modules/gl' --exclude='node_modules/gpu.js')
+case "${GPU_HOST_PACK_LEAN:-0}" in
+  1) lean=(--exclude='node_modules/onnxruntime-node' --exclude='node_modules/gl' --exclude='node_modules/gpu.js') ;;
+  onnxruntime) lean=(--exclude='node_modules/gl' --exclude='node_modules/gpu.js') ;;
+esac
 tar -cf "$tmp/runtime.tar" "${lean[@]}" \
   --exclude='node_modules/typescript' --exclude='node_modules/@typescript' \
   --exclude='node_modules/@typescript/*' --exclude='node_modules/turbo*' --exclude='node_modules/@turbo' \
@@ -70,8 +74,8 @@ tar -cf "$tmp/runtime.tar" "${lean[@]}" \
 # The bench's tfjs-wasm peer needs only the two packages' Node bundles and the single-threaded wasm builds;
 # appended, since the @tensorflow exclude above would drop them from the first pass too.
 tf=node_modules/@tensorflow
-if [ "${GPU_HOST_PACK_LEAN:-0}" = 1 ]; then
-  echo "pack.sh: lean pack: no onnxruntime, tfjs-wasm or gpu.js on the host" >&2
+if [ "${GPU_HOST_PACK_LEAN:-0}" != 0 ]; then
+  echo "pack.sh: lean pack ($GPU_HOST_PACK_LEAN): no tfjs-wasm or gpu.js on the host" >&2
 elif [ -f "$tf/tfjs-backend-wasm/package.json" ] && [ -f "$tf/tfjs-core/package.json" ]; then
   tar -rf "$tmp/runtime.tar" "$tf/tfjs-core/package.json" "$tf/tfjs-core/dist/tf-core.node.js" \
     "$tf/tfjs-backend-wasm/package.json" "$tf/tfjs-backend-wasm/dist/tf-backend-wasm.node.js" \
