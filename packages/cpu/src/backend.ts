@@ -5,7 +5,7 @@ import { convLayerOp } from './ops/conv-layer.js';
 import { gridSearch } from './ops/grid-search.js';
 import { scanOp } from './ops/scan.js';
 import { stencil3dOp } from './ops/stencil3d.js';
-import { wasmSupport } from './wasm/runtime.js';
+import { describeKernels, wasmSupport } from './wasm/runtime.js';
 import { resultOutputs } from './outputs.js';
 
 /**
@@ -18,8 +18,7 @@ export function createCpuBackend(): Backend {
   const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
   const s = wasmSupport();
   const simd = 'module' in s ? s : undefined;
-  const kernels =
-    'unavailable' in s ? `JavaScript kernels only (${s.unavailable})` : `WebAssembly ${s.flavour === 'relaxed-simd' ? 'relaxed SIMD (fused multiply-add)' : 'SIMD'} kernels`;
+  const kernels = describeKernels(s);
   const { results, newOutput } = resultOutputs();
   return createBackend({
     name: 'cpu',

@@ -9,7 +9,7 @@ export { gridNaiveRange, gridPrunedRange, prefixCount } from './kernels/grid-sea
 export type { PointCallback } from './kernels/grid-search.js';
 export { outerDims, limitError } from './ops/grid-search.js';
 export { stencilBuffers } from './ops/stencil3d.js';
-export { wasmSupport, withKernels, WasmKernels, BAND_BYTES, INSTANCE_MAX_BYTES } from './wasm/runtime.js';
+export { wasmSupport, describeKernels, withKernels, WasmKernels, BAND_BYTES, INSTANCE_MAX_BYTES, WASM_SIMD_ENV, relaxedSimdValidates } from './wasm/runtime.js';
 export type { WasmSupport } from './wasm/runtime.js';
 export { sharedKernels, newSharedMemory, SHARED_MEMORY_MAX_BYTES } from './wasm/shared.js';
 export type { SharedWasmMemory } from './wasm/shared.js';

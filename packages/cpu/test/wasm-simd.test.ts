@@ -13,8 +13,16 @@ import {
   stencilStepSimd,
   wasmSupport,
   withKernels,
+  WASM_SIMD_ENV,
+  relaxedSimdValidates,
   type WasmSupport,
 } from '../src/index.js';
+
+function envWithout(name: string): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env[name];
+  return env;
+}
 
 function random(n: number, seed: number): Float32Array {
   const a = new Float32Array(n);
@@ -180,6 +188,18 @@ describe.runIf(simd !== undefined)('wasm-simd variants of the cpu backend', () =
     void b.dispose();
   });
 
+  it('runs the build KERNELKIT_WASM_SIMD names and says so, else relaxed SIMD where the runtime validates it', () => {
+    const asked = process.env[WASM_SIMD_ENV];
+    const description = createCpuBackend().info.description;
+    if (asked === 'plain' || asked === 'relaxed') {
+      expect(simd!.flavour).toBe(asked === 'plain' ? 'simd' : 'relaxed-simd');
+      expect(description).toContain(`(${WASM_SIMD_ENV}=${asked}`);
+    } else {
+      expect(simd!.flavour).toBe(relaxedSimdValidates() ? 'relaxed-simd' : 'simd');
+      expect(description).not.toContain(WASM_SIMD_ENV);
+    }
+  });
+
   it('runs the JavaScript kernel, and says so, when the filter is not finite', async () => {
     const b = createCpuBackend();
     const args = { input: random(12 * 10, 3), filter: random(9, 4), height: 12, width: 10, k: 3 };
@@ -246,12 +266,38 @@ describe('without WebAssembly', () => {
       const res = await b.conv2d(args);
       console.log(JSON.stringify({ variants: b.variants('conv2d'), layer: b.variants('convLayer'), stencil: b.variants('stencil3d'), scan: b.variants('scan'), description: b.info.description, variant: res.variant, centre: res.data[17] }));
       await b.dispose();`;
-    const run = spawnSync(process.execPath, ['--jitless', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['--jitless', '--input-type=module', '-e', script], { encoding: 'utf8', env: envWithout(WASM_SIMD_ENV) });
     expect(run.status, run.stderr).toBe(0);
     const got = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
     expect(got).toMatchObject({ variants: ['direct'], layer: ['direct'], stencil: ['direct'], scan: ['sequential'], variant: 'direct' });
     expect(got.description).toMatch(/JavaScript kernels only \(this runtime has no WebAssembly SIMD\)/);
     // Row 3, column 2 of the 7×5 image: 0.5 × the sum of its 3×3 neighbourhood.
     expect(got.centre).toBe(0.5 * (4 + 5 + 6 + 2 + 3 + 4 + 0 + 1 + 2));
+  });
+});
+
+describe('KERNELKIT_WASM_SIMD', () => {
+  const entry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+  const describeIn = (value: string, flags: string[] = []) => {
+    const script = `
+      const { createCpuBackend } = await import(${JSON.stringify(entry)});
+      try { console.log(JSON.stringify({ description: createCpuBackend().info.description })); }
+      catch (e) { console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message })); }`;
+    const run = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, [WASM_SIMD_ENV]: value } });
+    expect(run.status, run.stderr).toBe(0);
+    return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, string>;
+  };
+
+  it.runIf(simd !== undefined)('plain: the plain build, said in the description', () => {
+    expect(describeIn('plain').description).toMatch(/WebAssembly SIMD kernels \(KERNELKIT_WASM_SIMD=plain\)$/);
+  });
+
+  it.runIf(simd !== undefined)('relaxed: the fused multiply-add build, turning V8\'s flag on where the runtime ships it off', () => {
+    expect(describeIn('relaxed').description).toMatch(/WebAssembly relaxed SIMD \(fused multiply-add\) kernels \(KERNELKIT_WASM_SIMD=relaxed/);
+  });
+
+  it('refuses an unknown value and relaxed without WebAssembly, naming the variable', () => {
+    expect(describeIn('fast')).toMatchObject({ code: 'ERR_KERNELKIT_INVALID_ARGUMENT', message: expect.stringMatching(/^KERNELKIT_WASM_SIMD: .*plain, relaxed/) });
+    expect(describeIn('relaxed', ['--jitless'])).toMatchObject({ code: 'ERR_KERNELKIT_UNSUPPORTED', message: expect.stringMatching(/^KERNELKIT_WASM_SIMD: relaxed asked, but this runtime has no WebAssembly SIMD/) });
   });
 });

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { describeKernels, wasmSupport } from '@kernelkit/cpu';
 import { createBackend, type Backend } from '@kernelkit/ops';
 import { resolveOptions, type PiscinaBackendOptions } from './options.js';
 import { Pool, registerPool } from './pool.js';
@@ -25,7 +26,7 @@ export async function createPiscinaBackend(options?: PiscinaBackendOptions): Pro
     name: 'piscina',
     info: {
       name: 'piscina',
-      description: `Piscina worker pool, ${threads} thread${threads === 1 ? '' : 's'} on ${cpu} (${os.availableParallelism()} available, Node ${process.version})`,
+      description: `Piscina worker pool, ${threads} thread${threads === 1 ? '' : 's'} on ${cpu} (${os.availableParallelism()} available, Node ${process.version}), ${describeKernels(wasmSupport())}`,
       software: false,
       threads,
       capabilities: { f64: true },

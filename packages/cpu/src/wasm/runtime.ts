@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { readEnumEnv, UnsupportedError } from '@kernelkit/core';
 
 /**
  * The WebAssembly SIMD kernels (assembly/kernels.ts), built by `npm run build` into dist/ in two
@@ -111,25 +113,60 @@ export interface WasmSupport {
   /** What the `wasm-simd` variants run: `'relaxed-simd'` (fused multiply-add) or `'simd'`. */
   readonly flavour: 'relaxed-simd' | 'simd';
   readonly module: WasmModule;
+  /** Set where `KERNELKIT_WASM_SIMD` chose the flavour: what it asked and did. */
+  readonly chosenBy?: string;
 }
 
 let support: WasmSupport | { readonly unavailable: string } | undefined;
 
-/** Detects WebAssembly SIMD once per thread and compiles the module; `unavailable` says why not. */
+/** Whether this runtime validates relaxed SIMD now (without `KERNELKIT_WASM_SIMD=relaxed`, as it ships). */
+export function relaxedSimdValidates(): boolean {
+  return wasmApi !== undefined && wasmApi.validate(RELAXED_PROBE);
+}
+
+/** `KERNELKIT_WASM_SIMD`: which build the `wasm-simd` variants run (unset: relaxed where the runtime validates it). */
+export const WASM_SIMD_ENV = 'KERNELKIT_WASM_SIMD';
+const WASM_SIMD_CHOICES = ['plain', 'relaxed'] as const;
+/** The V8 flag that turns relaxed SIMD on in runtimes that ship it off (Node 20). */
+const RELAXED_SIMD_FLAG = '--experimental-wasm-relaxed-simd';
+
+/**
+ * Detects WebAssembly SIMD once per thread and compiles the module; `unavailable` says why not.
+ * `KERNELKIT_WASM_SIMD=plain` runs the plain build (its results do not depend on whether the CPU
+ * fuses multiply-adds); `relaxed` runs the relaxed build, on Node 20 by setting V8's
+ * `--experimental-wasm-relaxed-simd` for the whole process, and throws `UnsupportedError` where the
+ * runtime cannot validate it.
+ */
 export function wasmSupport(): WasmSupport | { readonly unavailable: string } {
   if (support !== undefined) return support;
+  const asked = readEnumEnv(WASM_SIMD_ENV, WASM_SIMD_CHOICES);
   if (wasmApi === undefined || !wasmApi.validate(SIMD_PROBE)) {
+    if (asked !== undefined) throw new UnsupportedError(`${asked} asked, but this runtime has no WebAssembly SIMD`, WASM_SIMD_ENV);
     support = { unavailable: 'this runtime has no WebAssembly SIMD' };
     return support;
   }
-  const relaxed = wasmApi.validate(RELAXED_PROBE);
+  let relaxed = asked !== 'plain' && relaxedSimdValidates();
+  let enabled = false;
+  if (asked === 'relaxed' && !relaxed) {
+    setFlagsFromString(RELAXED_SIMD_FLAG);
+    relaxed = enabled = relaxedSimdValidates();
+    if (!relaxed) throw new UnsupportedError(`relaxed asked, but this runtime does not validate relaxed SIMD, even with ${RELAXED_SIMD_FLAG}`, WASM_SIMD_ENV);
+  }
   const url = relaxed ? RELAXED_URL : PLAIN_URL;
+  const how = asked === undefined ? undefined : enabled ? `${WASM_SIMD_ENV}=relaxed, which set V8's ${RELAXED_SIMD_FLAG}` : `${WASM_SIMD_ENV}=${asked}`;
   try {
-    support = { flavour: relaxed ? 'relaxed-simd' : 'simd', module: new wasmApi.Module(readFileSync(url)) };
+    support = { flavour: relaxed ? 'relaxed-simd' : 'simd', module: new wasmApi.Module(readFileSync(url)), ...(how === undefined ? {} : { chosenBy: how }) };
   } catch (e) {
     support = { unavailable: `the WebAssembly kernels could not be loaded from ${url.pathname} (${e instanceof Error ? e.message : String(e)}); run npm run build` };
   }
   return support;
+}
+
+/** What `wasmSupport()` gave, in words, for a backend's description. */
+export function describeKernels(s: WasmSupport | { readonly unavailable: string }): string {
+  if ('unavailable' in s) return `JavaScript kernels only (${s.unavailable})`;
+  const kind = s.flavour === 'relaxed-simd' ? 'relaxed SIMD (fused multiply-add)' : 'SIMD';
+  return `WebAssembly ${kind} kernels${s.chosenBy === undefined ? '' : ` (${s.chosenBy})`}`;
 }
 
 const idle: WasmKernels[] = [];

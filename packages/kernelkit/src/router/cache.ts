@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { writeFileAtomic } from '@kernelkit/core';
+import { wasmSupport } from '@kernelkit/cpu';
 import { OP_NAMES } from '@kernelkit/ops';
 import { BACKEND_NAMES } from '../names.js';
 import type { BackendCost } from './cost-model.js';
@@ -20,16 +21,23 @@ export interface MachineIdentity {
   readonly node: string;
   /** The packages are versioned together: another release has other kernels. */
   readonly kernelkit: string;
+  /** The CPU backends' kernel build (`KERNELKIT_WASM_SIMD`): the fused one runs faster. */
+  readonly cpuKernels: string;
 }
 
 const KERNELKIT_VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 export function machineIdentity(): MachineIdentity {
   const cpus = os.cpus();
-  return { cpu: cpus[0]?.model.trim() ?? 'unknown', cores: cpus.length, memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, node: process.version, kernelkit: KERNELKIT_VERSION };
+  return { cpu: cpus[0]?.model.trim() ?? 'unknown', cores: cpus.length, memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, node: process.version, kernelkit: KERNELKIT_VERSION, cpuKernels: cpuKernels() };
 }
 
-export const machineKey = (m: MachineIdentity): string => `${m.cpu} | ${m.cores} cores | ${m.memoryGiB} GiB | Node ${m.node} | kernelkit ${m.kernelkit}`;
+export const machineKey = (m: MachineIdentity): string => `${m.cpu} | ${m.cores} cores | ${m.memoryGiB} GiB | Node ${m.node} | kernelkit ${m.kernelkit} | cpu ${m.cpuKernels}`;
+
+function cpuKernels(): string {
+  const s = wasmSupport();
+  return 'module' in s ? `wasm ${s.flavour}` : 'js';
+}
 
 /** `KERNELKIT_CALIBRATION_CACHE`, else `$XDG_CACHE_HOME/kernelkit/calibration.json`, else `~/.cache/kernelkit/calibration.json`. */
 export function defaultCalibrationPath(env: NodeJS.ProcessEnv = process.env): string {
