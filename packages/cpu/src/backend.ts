@@ -12,7 +12,8 @@ import { resultOutputs } from './outputs.js';
  * The sequential CPU backend: one thread, typed arrays. conv2d, convLayer, stencil3d and scan default
  * to WebAssembly SIMD kernels (`wasm-simd`) where the runtime has WebAssembly SIMD, and offer
  * only the JavaScript kernels (`direct`; `sequential` for scan) where it does not; `info.description` says which.
- * It never fails to start, so it is the last resort of every fallback chain.
+ * It starts wherever JavaScript runs, so it is the last resort of every fallback chain; it throws
+ * only where `KERNELKIT_WASM_SIMD` is set to what this runtime cannot run (a configuration error).
  */
 export function createCpuBackend(): Backend {
   const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
