@@ -14,11 +14,8 @@
 #   bench scanu32 190 --case scan-40M-u32 --backend webgpu,kernelkit --variant decoupled-subgroups,routed --rounds 5 --no-floor
 # Pack with GPU_HOST_PACK_LEAN=1 (the full pack and the checkout pass the 64 MiB carry limit).
 set -u
-final=$OUT
-OUT=$(mktemp -d)
 . "$(dirname "$0")/h100-bench.sh"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
-probe() { KK_SAMPLES=80 timeout 90 node benchmarks/scripts/webgpu-process-state.mjs "$@" stencil-64-s100 2>/dev/null | grep '^{' >> "$OUT/process-state.txt"; }
+host_begin
 t0=$SECONDS
 for s in alone big-first big-first-noprefault big-first-fresh make-first alone big-first big-first-noprefault; do
   [ $((SECONDS - t0)) -lt 170 ] && probe "$s"
@@ -30,5 +27,4 @@ bench stencil64 130 --case stencil-64-s100 --backend webgpu,kernelkit --variant 
 bench scanf32 110 --case scan-40M-f32 --backend webgpu,kernelkit --variant decoupled-subgroups,routed --rounds 5 --no-floor
 rem=$((500 - SECONDS))
 [ $rem -gt 40 ] && bench l2b1000 $rem --case convlayer-L2-b1000 --backend piscina,webgpu,kernelkit --variant wasm-simd,auto,gemm,routed --rounds 5 --no-floor
-tar -czf "$final/s20.tar.gz" -C "$OUT" .
-echo "done $SECONDS s"
+host_end s20

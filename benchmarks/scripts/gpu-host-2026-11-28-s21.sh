@@ -9,11 +9,8 @@
 #           8192^2 K5, convLayer L1/L2 B=10000) on piscina, webgpu and the router, 3 processes each
 # Pack with GPU_HOST_PACK_LEAN=1 (the full pack and the checkout pass the 64 MiB carry limit).
 set -u
-final=$OUT
-OUT=$(mktemp -d)
 . "$(dirname "$0")/h100-bench.sh"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
-probe() { KK_SAMPLES=80 timeout 90 node benchmarks/scripts/webgpu-process-state.mjs "$@" stencil-64-s100 2>/dev/null | grep '^{' >> "$OUT/process-state.txt"; }
+host_begin
 t0=$SECONDS
 for s in alone big-first big-first-newresults big-first-fresh make-first alone big-first-newresults big-first make-first; do
   [ $((SECONDS - t0)) -lt 170 ] && probe "$s"
@@ -21,5 +18,4 @@ done
 echo "probes $((SECONDS - t0)) s"
 rem=$((560 - SECONDS))
 bench conv $rem --case conv2d-16x2048-k11,conv2d-1x8192-k5,convlayer-L1-b10000,convlayer-L2-b10000 --backend piscina,webgpu,kernelkit --variant wasm-simd,auto,gemm,routed --rounds 3 --no-floor
-tar -czf "$final/s21.tar.gz" -C "$OUT" .
-echo "done $SECONDS s"
+host_end s21

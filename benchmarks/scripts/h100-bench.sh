@@ -24,3 +24,7 @@ host_end() {
   tar -czf "$HOST_FINAL_OUT/$1.tar.gz" -C "$OUT" .
   echo "done $SECONDS s"
 }
+
+# probe SCENARIO...: one process of webgpu-process-state.mjs (stencil3d 64^3 x 100 on WebGPU after
+# SCENARIO), its JSON lines appended to $OUT/process-state.txt.
+probe() { KK_SAMPLES=80 timeout 90 node benchmarks/scripts/webgpu-process-state.mjs "$@" stencil-64-s100 2>/dev/null | grep '^{' >> "$OUT/process-state.txt"; }

@@ -1,26 +1,10 @@
 import { defineConfig } from 'vitest/config';
-import { relaxedSimdValidates } from './src/wasm/runtime.js';
-
-// The suite runs on the WebAssembly build this runtime picks by itself; the kernels' tests run once more
-// on the other build (KERNELKIT_WASM_SIMD), so both builds are checked whichever Node runs them.
-const other = relaxedSimdValidates() ? 'plain' : 'relaxed';
+import { wasmBuildProjects } from '../../scripts/vitest-wasm-builds.mjs';
 
 export default defineConfig({
   test: {
     testTimeout: 120_000,
     hookTimeout: 60_000,
-    projects: [
-      { extends: true, test: { name: 'cpu', include: ['test/**/*.test.ts'] } },
-      {
-        extends: true,
-        test: {
-          name: `cpu (${other} wasm build)`,
-          include: ['test/conformance.test.ts', 'test/wasm-simd.test.ts'],
-          // One process per file: the relaxed build may set a V8 flag for its whole process.
-          pool: 'forks',
-          env: { KERNELKIT_WASM_SIMD: other },
-        },
-      },
-    ],
+    projects: wasmBuildProjects('cpu', ['test/conformance.test.ts', 'test/wasm-simd.test.ts']),
   },
 });
