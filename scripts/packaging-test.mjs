@@ -188,28 +188,30 @@ export async function use(probe: WebGpuProbe): Promise<number> {
   assert.deepEqual(errors, [], `the TypeScript consumer does not compile:\n${checked.stdout}`);
   step('a strict NodeNext TypeScript consumer type-checks against the public types (skipLibCheck off; the errors of @webgpu/types itself ignored)');
 
-  // 5. The CPU-only project's TypeScript: kernelkit's declarations name types of the optional
-  // backends, which are absent there, so this holds with skipLibCheck (tsc --init's default) only.
+  // 5. The CPU-only project's TypeScript, library declarations checked too: kernelkit's types
+  // (the GPU backends' options and probes among them) must name no package that is absent there.
   writeFileSync(
     path.join(cpuOnly, 'consumer.ts'),
-    `import { createKernels, type Kernels } from 'kernelkit';
-export async function use(): Promise<number> {
-  const k: Kernels = await createKernels({ backends: ['piscina', 'cpu'], threads: 2 });
+    `import { createKernels, type AdapterKind, type GpujsMode, type Kernels, type ModeProbe, type WebGpuProbe } from 'kernelkit';
+export async function use(probe: WebGpuProbe | ModeProbe): Promise<number> {
+  const adapter: AdapterKind = 'any';
+  const mode: GpujsMode = 'cpu';
+  const k: Kernels = await createKernels({ backends: ['piscina', 'cpu'], threads: 2, adapter });
   const r = await k.scan({ input: new Float32Array([1, 2]) });
   await k.dispose();
-  return r.data.length;
+  return r.data.length + mode.length + (probe.available ? 1 : 0);
 }
 `,
   );
   writeFileSync(
     path.join(cpuOnly, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules', '@types')] },
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'ESNext.Disposable'], strict: true, exactOptionalPropertyTypes: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules', '@types')] },
       files: ['consumer.ts'],
     }),
   );
   run('node', [TSC, '-p', 'tsconfig.json'], { cwd: cpuOnly });
-  step('a strict NodeNext TypeScript consumer of the CPU-only project type-checks (skipLibCheck on)');
+  step('a strict NodeNext TypeScript consumer of the CPU-only project type-checks (skipLibCheck off)');
   console.log('packaging: ok');
 } finally {
   if (process.env.KERNELKIT_KEEP_PACKAGING_DIR) console.log(`packaging: kept ${work}`);

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { GpujsMode } from '@kernelkit/ops';
 
 /**
  * gpu.js is CommonJS; its bundled typings do not cover 2.24's webasm/webgpu classes or
@@ -7,7 +8,7 @@ import { createRequire } from 'node:module';
  */
 const require = createRequire(import.meta.url);
 
-export type GpujsMode = 'webgpu' | 'headlessgl' | 'webasm' | 'cpu';
+export type { GpujsMode };
 export const GPUJS_MODES: readonly GpujsMode[] = ['webgpu', 'headlessgl', 'webasm', 'cpu'];
 
 export interface KernelSettings {

@@ -1,15 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import { BackendUnavailableError, type BackendFailure } from '@kernelkit/core';
+import type { ModeProbe } from '@kernelkit/ops';
 import { gpujs, GPUJS_MODES, kernelMode, type GpuInstance, type GpujsMode, type KernelRun, type KernelSettings } from './gpujs.js';
 import { findWebgpuHost, webgpuUsers, type WebgpuHost } from './webgpu-host.js';
 
 const require = createRequire(import.meta.url);
 
-export interface ModeProbe {
-  readonly available: boolean;
-  readonly reason?: string;
-}
+export type { ModeProbe };
 
 /**
  * Largest output (and input) per kernel call, in elements. gpu.js kernels do their index

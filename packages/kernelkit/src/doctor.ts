@@ -1,9 +1,7 @@
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import type { BackendFailure } from '@kernelkit/core';
-import { OP_NAMES, type Backend, type BackendInfo, type BackendName, type OpName } from '@kernelkit/ops';
-import type { GpujsMode, ModeProbe } from '@kernelkit/gpujs';
-import type { WebGpuProbe } from '@kernelkit/webgpu';
+import { OP_NAMES, type Backend, type BackendInfo, type BackendName, type GpujsMode, type ModeProbe, type OpName, type WebGpuProbe } from '@kernelkit/ops';
 import { BACKEND_PACKAGES, defaultLoaders, notInstalledReason, type BackendLoaders } from './loaders.js';
 import { BACKEND_NAMES } from './names.js';
 import { resolveBackend, type ResolveOptions } from './resolve.js';

@@ -10,9 +10,8 @@ export type { ResolveOptions, ResolveContext, Resolved } from './resolve.js';
 export { defaultLoaders, BACKEND_PACKAGES, notInstalledReason } from './loaders.js';
 export type { BackendLoaders, LoadOptions } from './loaders.js';
 export { BACKEND_NAMES, DEFAULT_ORDER, ADAPTER_KINDS, SOFTWARE_ADAPTER_REASON } from './names.js';
-// The optional backends' own types (type-only: importing this package never loads them).
-export type { AdapterKind, WebGpuProbe } from '@kernelkit/webgpu';
-export type { GpujsMode, ModeProbe } from '@kernelkit/gpujs';
+// What the optional backends' probes report, declared in @kernelkit/ops so that these types name no optional package.
+export type { AdapterKind, WebGpuProbe, GpujsMode, ModeProbe } from '@kernelkit/ops';
 
 // What users need to call the ops and handle failures, without importing the inner packages.
 export {

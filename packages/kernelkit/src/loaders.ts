@@ -1,6 +1,4 @@
-import type { Backend, BackendName } from '@kernelkit/ops';
-import type { AdapterKind, WebGpuProbe } from '@kernelkit/webgpu';
-import type { GpujsMode, ModeProbe } from '@kernelkit/gpujs';
+import type { AdapterKind, Backend, BackendName, GpujsMode, ModeProbe, WebGpuProbe } from '@kernelkit/ops';
 
 export interface LoadOptions {
   readonly threads?: number;

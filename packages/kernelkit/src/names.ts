@@ -1,8 +1,6 @@
-import type { BackendName } from '@kernelkit/ops';
-import type { AdapterKind } from '@kernelkit/webgpu';
+import type { AdapterKind, BackendName } from '@kernelkit/ops';
 
-export type { AdapterKind } from '@kernelkit/webgpu';
-export type { GpujsMode } from '@kernelkit/gpujs';
+export type { AdapterKind, GpujsMode } from '@kernelkit/ops';
 
 export const BACKEND_NAMES = ['webgpu', 'piscina', 'cpu', 'gpujs'] as const satisfies readonly BackendName[];
 /** Auto-selection order: gpu.js is only tried when asked for (it is slower than the pool in most modes). */

@@ -17,6 +17,7 @@ export type {
   ResultData,
 } from './backend.js';
 export { OP_NAMES } from './backend.js';
+export type { AdapterKind, WebGpuProbe, GpujsMode, ModeProbe } from './probes.js';
 export { OPS } from './descriptors.js';
 export type { OpDescriptor } from './descriptors.js';
 export { createBackend } from './backend-kit.js';

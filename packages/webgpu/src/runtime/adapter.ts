@@ -3,7 +3,7 @@
 process.env.EGL_PLATFORM ??= 'surfaceless';
 
 import { create } from 'webgpu';
-import type { AdapterInfo } from '@kernelkit/ops';
+import type { AdapterInfo, AdapterKind, WebGpuProbe } from '@kernelkit/ops';
 import { countGpus, hostGpuCount } from './devices.js';
 
 /**
@@ -15,8 +15,6 @@ import { countGpus, hostGpuCount } from './devices.js';
  * The OpenGL ES (llvmpipe) path keeps Dawn's defaults unless flags are given.
  */
 export const HARDWARE_DAWN_FLAGS: readonly string[] = ['enable-dawn-features=disable_robustness', 'disable-dawn-features=timestamp_quantization'];
-
-export type AdapterKind = 'hardware' | 'software' | 'any';
 
 export interface OpenedAdapter {
   /** The create() object: it must be dropped (not kept in a module variable) for the process to exit. */
@@ -118,18 +116,7 @@ export async function reopenAdapter(opened: OpenedAdapter): Promise<GPUAdapter> 
   return adapter;
 }
 
-export interface WebGpuProbe {
-  readonly available: boolean;
-  readonly software?: boolean;
-  readonly adapter?: AdapterInfo;
-  readonly reason?: string;
-  /**
-   * GPUs the backend's `devices: 'all'` would use, how it tells them apart, and the GPUs on the
-   * host's PCI bus (undefined where that cannot be read): fewer usable than on the host means
-   * identical GPUs this process cannot reach (see runtime/devices.ts).
-   */
-  readonly gpus?: { readonly usable: number; readonly toldApart: string; readonly onHost: number | undefined };
-}
+export type { AdapterKind, WebGpuProbe };
 
 let probeOnce: Promise<WebGpuProbe> | undefined;
 
