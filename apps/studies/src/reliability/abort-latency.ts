@@ -5,11 +5,11 @@
  * stopped. Also the largest event-loop stall seen while the call ran (a cooperative kernel keeps
  * timers running). The numbers behind the README's Reliability table.
  *
- *   node apps/studies/dist/reliability/abort-latency.js [--backends cpu,piscina,gpujs,webgpu] [--runs 3] [--json FILE] [--md FILE]
+ *   node apps/studies/dist/reliability/abort-latency.js [--backends cpu,piscina,gpujs,webgpu] [--gpujs-modes cpu,webasm,headlessgl,webgpu] [--runs 3] [--json FILE] [--md FILE]
  */
 import { median } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
-import { createGpujsBackend } from '@kernelkit/gpujs';
+import { createGpujsBackend, GPUJS_MODES, type GpujsMode } from '@kernelkit/gpujs';
 import { CS610_DISP_PATH, CS610_GRID_PATH, makeConv2dArgs, makeConvLayerArgs, makeScanArgs, makeStencil3dArgs, OP_NAMES, readCs610Problem, reduceGrid, type Backend, type GridSearchArgs, type OpName } from '@kernelkit/ops';
 import { createPiscinaBackend } from '@kernelkit/piscina';
 import { createWebGpuBackend } from '@kernelkit/webgpu';
@@ -18,10 +18,11 @@ import { Command, integer, machineInfo, parseStudyArgs, someOf, writeTextFile } 
 const BACKENDS = ['cpu', 'piscina', 'gpujs', 'webgpu'] as const;
 type StudyBackend = (typeof BACKENDS)[number];
 
-const argv = parseStudyArgs<{ backends: StudyBackend[]; ops: OpName[]; runs: number; after: number; json?: string; md?: string }>(
+const argv = parseStudyArgs<{ backends: StudyBackend[]; gpujsModes: GpujsMode[]; ops: OpName[]; runs: number; after: number; json?: string; md?: string }>(
   new Command('abort-latency')
     .description('time from abort() to the call settling, per backend and op, for calls that would run for seconds')
-    .option('--backends <list>', `comma-separated: ${BACKENDS.join(', ')} (gpujs in its cpu mode, webgpu on the default adapter)`, someOf(BACKENDS), [...BACKENDS])
+    .option('--backends <list>', `comma-separated: ${BACKENDS.join(', ')} (webgpu on the default adapter)`, someOf(BACKENDS), [...BACKENDS])
+    .option('--gpujs-modes <list>', `the gpujs modes to measure, comma-separated: ${GPUJS_MODES.join(', ')}`, someOf(GPUJS_MODES), ['cpu'])
     .option('--ops <list>', `comma-separated: ${OP_NAMES.join(', ')}`, someOf(OP_NAMES), [...OP_NAMES])
     .option('--runs <n>', 'aborted calls per backend and op', integer(), 3)
     .option('--after <ms>', 'abort this long after the call starts', integer(), 200)
@@ -46,17 +47,20 @@ function longCall(op: OpName, cs610: GridSearchArgs): unknown {
   }
 }
 
-async function open(name: StudyBackend): Promise<Backend> {
-  switch (name) {
-    case 'cpu':
-      return createCpuBackend();
-    case 'piscina':
-      return createPiscinaBackend();
-    case 'gpujs':
-      return createGpujsBackend({ mode: 'cpu' });
-    case 'webgpu':
-      return createWebGpuBackend();
-  }
+/** What is measured: each backend, gpujs once per mode asked for. */
+function targets(): Array<{ readonly label: string; readonly open: () => Promise<Backend> }> {
+  return argv.backends.flatMap((name) => {
+    switch (name) {
+      case 'cpu':
+        return [{ label: name, open: async () => createCpuBackend() }];
+      case 'piscina':
+        return [{ label: name, open: () => createPiscinaBackend() }];
+      case 'gpujs':
+        return argv.gpujsModes.map((mode) => ({ label: `gpujs (${mode})`, open: () => createGpujsBackend({ mode }) }));
+      case 'webgpu':
+        return [{ label: name, open: () => createWebGpuBackend() }];
+    }
+  });
 }
 
 interface Row {
@@ -111,10 +115,10 @@ const fmt = (ms: number | undefined): string => (ms === undefined ? '–' : ms <
 
 const cs610 = await readCs610Problem(CS610_GRID_PATH, CS610_DISP_PATH);
 const rows: Row[] = [];
-for (const name of argv.backends) {
+for (const { label: name, open } of targets()) {
   let b: Backend;
   try {
-    b = await open(name);
+    b = await open();
   } catch (e) {
     console.error(`${name}: not measured (${(e as Error).message})`);
     continue;
