@@ -38,6 +38,8 @@ export { Pacer } from './pace.js';
 export { BufferCache } from './buffer-cache.js';
 export { promptCollection } from './collect.js';
 export { copyInto, NATIVE_COPY_MIN_BYTES } from './copy.js';
+export { glStackConflict, markGlStackStarted } from './gl-stacks.js';
+export type { GlStack } from './gl-stacks.js';
 export type { CopyView } from './copy.js';
 export { ResultArrays, ResultMemory, HELD_PER_HEAP_BYTE, HELD_RESULT_BYTES, KEEP_BYTES, RESULT_MIN_BYTES, type ResultMemoryStats } from './result-memory.js';
 export type { ResultCtor } from './result-memory.js';

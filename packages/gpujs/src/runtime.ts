@@ -1,11 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createRequire } from 'node:module';
-import { BackendUnavailableError, type BackendFailure } from '@kernelkit/core';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { BackendUnavailableError, glStackConflict, type BackendFailure } from '@kernelkit/core';
 import type { ModeProbe } from '@kernelkit/ops';
 import { gpujs, GPUJS_MODES, kernelMode, type GpuInstance, type GpujsMode, type KernelRun, type KernelSettings } from './gpujs.js';
+import { checkHeadlessGl } from './headless-gl.js';
 import { findWebgpuHost, webgpuUsers, type WebgpuHost } from './webgpu-host.js';
-
-const require = createRequire(import.meta.url);
 
 export type { ModeProbe };
 
@@ -35,27 +36,24 @@ const KERNEL_CACHE_SIZE = 48;
 /** Pipelines kept per backend (each holds its plan's buffers). */
 const PIPELINE_CACHE_SIZE = 8;
 
-/** The renderer string of a fresh headless-gl context, or why there is none. */
-function probeHeadlessGl(): { renderer: string } | string {
-  let createGl: (w: number, h: number) => WebGLRenderingContextLike | null;
+const execFileAsync = promisify(execFile);
+
+/** Built from headless-gl-probe.ts; found from src/ (tests) and dist/ alike. */
+const HEADLESS_GL_PROBE = new URL('../dist/headless-gl-probe.js', import.meta.url);
+
+/** `checkHeadlessGl` in a child process, so that probing leaves this process free to start Dawn's OpenGL ES adapter. */
+async function checkHeadlessGlInChild(): Promise<{ renderer: string } | string> {
   try {
-    createGl = require('gl') as typeof createGl;
+    const { stdout } = await execFileAsync(process.execPath, [fileURLToPath(HEADLESS_GL_PROBE)], { timeout: 60_000, maxBuffer: 1 << 20 });
+    return JSON.parse(stdout) as { renderer: string } | string;
   } catch (e) {
-    return `the optional gl (headless-gl) package is not installed or not built: ${(e as Error).message.split('\n')[0]}`;
+    return `the headless-gl check (a child process) failed: ${(e as Error).message.split('\n')[0]}`;
   }
-  const gl = createGl(1, 1);
-  if (gl === null) return `headless-gl could not create a context (no X server? DISPLAY=${process.env.DISPLAY ?? 'unset'}; run under xvfb-run)`;
-  const dbg = gl.getExtension('WEBGL_debug_renderer_info') as { UNMASKED_RENDERER_WEBGL: number } | null;
-  const renderer = String(gl.getParameter(dbg === null ? gl.RENDERER : dbg.UNMASKED_RENDERER_WEBGL));
-  (gl.getExtension('STACKGL_destroy_context') as { destroy(): void } | null)?.destroy();
-  if (!gpujs.HeadlessGLKernel.isSupported) return `headless-gl made a context (${renderer}) but gpu.js's HeadlessGLKernel reports unsupported`;
-  return { renderer };
 }
 
-interface WebGLRenderingContextLike {
-  readonly RENDERER: number;
-  getExtension(name: string): unknown;
-  getParameter(p: number): unknown;
+/** Starts headless-gl in this process for the headlessgl mode, unless Dawn's OpenGL ES backend already runs here. */
+function startHeadlessGl(): { renderer: string } | string {
+  return glStackConflict('headless-gl') ?? checkHeadlessGl();
 }
 
 /** Which modes can run here, each with the reason when not. Creates nothing that stays alive. */
@@ -68,7 +66,7 @@ export async function probeGpujsModes(): Promise<Record<GpujsMode, ModeProbe>> {
     host.install();
     host.uninstall();
   }
-  const gl = probeHeadlessGl();
+  const gl = glStackConflict('headless-gl') ?? (await checkHeadlessGlInChild());
   return {
     webgpu,
     headlessgl: typeof gl === 'string' ? { available: false, reason: gl } : { available: true },
@@ -121,7 +119,7 @@ async function startMode(mode: GpujsMode, forced: boolean): Promise<Runtime> {
     adapter = `Dawn adapter ${found.adapter}`;
     software = found.software;
   } else if (mode === 'headlessgl') {
-    const gl = probeHeadlessGl();
+    const gl = startHeadlessGl();
     if (typeof gl === 'string') throw unavailable(mode, gl);
     // headless-gl masks the renderer ("ANGLE") and has no debug-renderer extension; its context
     // comes from the X server's GLX, which under Xvfb is Mesa's software rasteriser. So it

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { glStackConflict, markGlStackStarted } from '@kernelkit/core';
 
 /**
  * gpu.js's webgpu backend reads `globalThis.navigator.gpu` and calls `requestAdapter()` with no
@@ -60,6 +61,8 @@ export async function findWebgpuHost(allowSoftware: boolean): Promise<WebgpuHost
   }
   if (adapter === null) {
     if (!allowSoftware) return 'Dawn found no hardware adapter';
+    const conflict = glStackConflict('dawn-opengles');
+    if (conflict !== undefined) return `Dawn found no hardware adapter, and its OpenGL ES adapter cannot start here: ${conflict}`;
     // Dawn reads EGL_PLATFORM when the GL backend starts; surfaceless needs no display.
     process.env.EGL_PLATFORM ??= 'surfaceless';
     gpu = dawn.create(['backend=opengles']);
@@ -70,6 +73,7 @@ export async function findWebgpuHost(allowSoftware: boolean): Promise<WebgpuHost
   const found = adapter;
   const dawnGpu = gpu;
   const adapterOptions = options;
+  const opengles = 'featureLevel' in options;
   return {
     software: isSoftware(found),
     adapter: describe(found),
@@ -79,7 +83,11 @@ export async function findWebgpuHost(allowSoftware: boolean): Promise<WebgpuHost
       // that found the adapter above, so gpu.js gets the same kind of adapter.
       const nav = {
         gpu: {
-          requestAdapter: (o?: Record<string, unknown>) => dawnGpu.requestAdapter({ ...adapterOptions, ...o }),
+          requestAdapter: (o?: Record<string, unknown>) => {
+            // gpu.js makes its device on this adapter: on OpenGL ES, the context headless-gl cannot run beside.
+            if (opengles) markGlStackStarted('dawn-opengles');
+            return dawnGpu.requestAdapter({ ...adapterOptions, ...o });
+          },
           getPreferredCanvasFormat: () => dawnGpu.getPreferredCanvasFormat?.() ?? 'rgba8unorm',
         },
       };

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 
 /**
  * Starts an Xvfb server for headless-gl and points DISPLAY at it (CI runs `npm test` without
@@ -37,9 +38,40 @@ export async function startXvfb(): Promise<{ stop: () => void } | string> {
   }
   process.env.DISPLAY = `:${display}`;
   child.unref();
+  // With -terminate, the first client to leave would end the server: headless-gl's check in
+  // probeGpujsModes is such a client (a child process). So this process holds a connection of its own.
+  const held = await holdConnection(display);
+  if (typeof held === 'string') {
+    child.kill();
+    return held;
+  }
   return {
     stop: () => {
       child.kill();
     },
   };
+}
+
+/**
+ * Opens a client connection to X display `display` (the 12-byte connection setup: little-endian,
+ * protocol 11.0, no authorisation) and keeps it, unreferenced, until this process ends.
+ */
+async function holdConnection(display: string): Promise<Socket | string> {
+  return new Promise((resolve) => {
+    const socket = connect(`/tmp/.X11-unix/X${display}`);
+    const fail = (why: string) => {
+      socket.destroy();
+      resolve(`Xvfb on :${display} did not accept a connection (${why}); install xvfb to test headlessgl`);
+    };
+    socket.once('error', (e) => fail(e.message));
+    socket.once('connect', () => socket.write(Buffer.from([0x6c, 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0])));
+    // The reply's first byte: 1 when the server accepted the client.
+    socket.once('data', (d: Buffer) => {
+      if (d[0] !== 1) return fail(`setup reply ${d[0]}`);
+      socket.removeAllListeners('error');
+      socket.on('error', () => {});
+      socket.unref();
+      resolve(socket);
+    });
+  });
 }

@@ -59,7 +59,7 @@ export function formatDoctor(r: DoctorReport): string {
   lines.push('', `piscina workers: ${pool?.status === 'available' ? String(pool.info.threads ?? '?') : 'n/a'}`);
   if (r.gpujsModes.status === 'ok') lines.push('gpu.js modes:', ...formatGpujsModes(r.gpujsModes.value));
   else lines.push(`gpu.js modes: errored: ${r.gpujsModes.message}`);
-  lines.push(`gl (headless-gl): ${r.gl.status === 'ok' ? `loads${r.gl.value.version ? ` (v${r.gl.value.version})` : ''}, ${r.gl.value.context ? 'creates a context' : 'cannot create a context (no GL driver/display)'}` : `does not load: ${r.gl.message.split('\n')[0]}`}`);
+  lines.push(`gl (headless-gl): ${r.gl.status === 'ok' ? `loads${r.gl.value.version ? ` (v${r.gl.value.version})` : ''} (whether it makes a context: headlessgl above)` : `does not load: ${r.gl.message.split('\n')[0]}`}`);
   lines.push('');
   if (r.calibration.status === 'ok') {
     lines.push(`calibration (${r.calibration.value.path}):`);

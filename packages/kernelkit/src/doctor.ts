@@ -21,7 +21,7 @@ export interface DoctorReport {
   readonly backends: readonly BackendStatus[];
   readonly webgpuProbe: Probe<WebGpuProbe>;
   readonly gpujsModes: Probe<Readonly<Record<GpujsMode, ModeProbe>>>;
-  readonly gl: Probe<{ readonly version: string | undefined; readonly context: boolean }>;
+  readonly gl: Probe<{ readonly version: string | undefined }>;
   /** The calibration cache's model for this machine and these backends, and what auto-routing picks from it. */
   readonly calibration: Probe<{
     readonly path: string; readonly note?: string; readonly model: CostModel; readonly bands: Readonly<Record<OpName, readonly Band[]>>;
@@ -63,7 +63,7 @@ async function backendStatus(name: BackendName, create: () => Promise<Backend>):
  * `gl` (headless-gl) is a native addon gpu.js needs for its headlessgl mode; it comes with
  * @kernelkit/gpujs, so it is resolved from gpu.js's location there.
  */
-function loadGl(): { version: string | undefined; context: boolean } {
+function loadGl(): { version: string | undefined } {
   let gpujsEntry: string;
   try {
     gpujsEntry = createRequire(import.meta.url).resolve(BACKEND_PACKAGES.gpujs);
@@ -79,9 +79,9 @@ function loadGl(): { version: string | undefined; context: boolean } {
   } catch {
     version = undefined;
   }
-  // Loading is not enough for gpu.js: a 1×1 context shows whether a GL driver is reachable.
-  const ctx = gl(1, 1);
-  return { version, context: ctx !== null && ctx !== undefined };
+  // No context here: one would keep Dawn's OpenGL ES adapter from this process (gl-stacks in
+  // core). Whether one can be made is the gpu.js probe's headlessgl line, checked in a child process.
+  return { version };
 }
 
 /** Reads the model auto-routing would use here; doctor measures nothing (that is `kernelkit calibrate`). */

@@ -3,6 +3,7 @@
 process.env.EGL_PLATFORM ??= 'surfaceless';
 
 import { create } from 'webgpu';
+import { glStackConflict } from '@kernelkit/core';
 import type { AdapterInfo, AdapterKind, WebGpuProbe } from '@kernelkit/ops';
 import { countGpus, hostGpuCount } from './devices.js';
 
@@ -68,6 +69,8 @@ export function describeAdapter(adapter: GPUAdapter): AdapterInfo {
 // reduced…") from native code straight to fd 2: no JS hook sees them. The kernelkit CLIs filter
 // them (kernelkit/cli-kit); a library caller's stderr gets them as Dawn writes them.
 async function tryOpen(backend: 'default' | 'opengles', flags: readonly string[]): Promise<OpenedAdapter | string> {
+  const conflict = backend === 'opengles' ? glStackConflict('dawn-opengles') : undefined;
+  if (conflict !== undefined) return `no OpenGL ES adapter: ${conflict}`;
   try {
     const gpu = create(backend === 'default' ? [...flags] : ['backend=opengles', ...flags]);
     const request: GPURequestAdapterOptions = backend === 'default' ? { powerPreference: 'high-performance' } : { featureLevel: 'compatibility' };

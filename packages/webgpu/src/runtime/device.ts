@@ -1,4 +1,4 @@
-import { DeviceError, KEEP_BYTES, KernelkitError, LimitExceededError, RESULT_MIN_BYTES, ResultArrays, type ResultCtor, type ResultMemoryStats } from '@kernelkit/core';
+import { DeviceError, KEEP_BYTES, KernelkitError, LimitExceededError, markGlStackStarted, RESULT_MIN_BYTES, ResultArrays, type ResultCtor, type ResultMemoryStats } from '@kernelkit/core';
 import type { AdapterInfo } from '@kernelkit/ops';
 import { reopenAdapter, type OpenedAdapter } from './adapter.js';
 import { POOL_IDLE_BYTES, type BufferPool } from './buffer-pool.js';
@@ -150,6 +150,8 @@ export class GpuDevice {
   /** `clockWarmUpMs`: FMA spin before each timed pass (see clock-warmup.ts); default 60 on hardware, 0 on software. */
   static async open(opened: OpenedAdapter, clockWarmUpMs?: number): Promise<GpuDevice> {
     const request = deviceRequest(opened.adapter);
+    // An OpenGL ES device makes the GL context that headless-gl cannot run beside (see gl-stacks in core).
+    if (opened.backend === 'opengles') markGlStackStarted('dawn-opengles');
     const device = await opened.adapter.requestDevice(request);
     const gpu = new GpuDevice(opened, request, device);
     gpu.setClockWarmUp(clockWarmUpMs ?? (opened.info.software ? 0 : DEFAULT_WARMUP_MS));
