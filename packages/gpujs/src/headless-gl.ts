@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { markGlStackStarted } from '@kernelkit/core';
+import { glStackConflict, markGlStackStarted } from '@kernelkit/core';
 import { gpujs } from './gpujs.js';
 
 const require = createRequire(import.meta.url);
@@ -11,12 +11,15 @@ interface WebGLRenderingContextLike {
 }
 
 /**
- * The renderer string of a fresh headless-gl context, or why there is none. Makes (and destroys)
- * a context in this process, which keeps Dawn's OpenGL ES adapter away for the rest of it: so
- * `probeGpujsModes` runs it in a child process (headless-gl-probe.ts), and only a backend that
- * starts the headlessgl mode runs it here.
+ * The renderer string of a fresh headless-gl context, or why there is none (also where Dawn's
+ * OpenGL ES backend already runs in this process). Makes (and destroys) a context in this
+ * process, which keeps Dawn's OpenGL ES adapter away for the rest of it: so `probeGpujsModes`
+ * runs it in a child process (headless-gl-probe.ts), and only a backend that starts the
+ * headlessgl mode runs it here.
  */
 export function checkHeadlessGl(): { renderer: string } | string {
+  const conflict = glStackConflict('headless-gl');
+  if (conflict !== undefined) return conflict;
   let createGl: (w: number, h: number) => WebGLRenderingContextLike | null;
   try {
     createGl = require('gl') as typeof createGl;

@@ -51,11 +51,6 @@ async function checkHeadlessGlInChild(): Promise<{ renderer: string } | string> 
   }
 }
 
-/** Starts headless-gl in this process for the headlessgl mode, unless Dawn's OpenGL ES backend already runs here. */
-function startHeadlessGl(): { renderer: string } | string {
-  return glStackConflict('headless-gl') ?? checkHeadlessGl();
-}
-
 /** Which modes can run here, each with the reason when not. Creates nothing that stays alive. */
 export async function probeGpujsModes(): Promise<Record<GpujsMode, ModeProbe>> {
   const host = await findWebgpuHost(true);
@@ -66,6 +61,7 @@ export async function probeGpujsModes(): Promise<Record<GpujsMode, ModeProbe>> {
     host.install();
     host.uninstall();
   }
+  // The child cannot see what this process started: a conflict here is asked here.
   const gl = glStackConflict('headless-gl') ?? (await checkHeadlessGlInChild());
   return {
     webgpu,
@@ -119,7 +115,7 @@ async function startMode(mode: GpujsMode, forced: boolean): Promise<Runtime> {
     adapter = `Dawn adapter ${found.adapter}`;
     software = found.software;
   } else if (mode === 'headlessgl') {
-    const gl = startHeadlessGl();
+    const gl = checkHeadlessGl();
     if (typeof gl === 'string') throw unavailable(mode, gl);
     // headless-gl masks the renderer ("ANGLE") and has no debug-renderer extension; its context
     // comes from the X server's GLX, which under Xvfb is Mesa's software rasteriser. So it

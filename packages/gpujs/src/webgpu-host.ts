@@ -55,6 +55,7 @@ export async function findWebgpuHost(allowSoftware: boolean): Promise<WebgpuHost
   }
   let gpu = dawn.create([]);
   let options: Record<string, unknown> = { powerPreference: 'high-performance' };
+  let opengles = false;
   let adapter = await gpu.requestAdapter(options).catch(() => null);
   if (adapter !== null && isSoftware(adapter) && !allowSoftware) {
     return `Dawn's only adapter is software (${describe(adapter)}); force mode 'webgpu' to use it`;
@@ -66,6 +67,7 @@ export async function findWebgpuHost(allowSoftware: boolean): Promise<WebgpuHost
     // Dawn reads EGL_PLATFORM when the GL backend starts; surfaceless needs no display.
     process.env.EGL_PLATFORM ??= 'surfaceless';
     gpu = dawn.create(['backend=opengles']);
+    opengles = true;
     options = { featureLevel: 'compatibility' };
     adapter = await gpu.requestAdapter(options).catch(() => null);
     if (adapter === null) return 'Dawn found no adapter (neither hardware nor the OpenGL ES software adapter)';
@@ -73,7 +75,6 @@ export async function findWebgpuHost(allowSoftware: boolean): Promise<WebgpuHost
   const found = adapter;
   const dawnGpu = gpu;
   const adapterOptions = options;
-  const opengles = 'featureLevel' in options;
   return {
     software: isSoftware(found),
     adapter: describe(found),
