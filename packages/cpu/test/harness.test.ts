@@ -100,7 +100,21 @@ describe('lifetime cycles catch', () => {
         kept.push(new Uint8Array(4 * 2 ** 20).fill(1));
         return createCpuBackend();
       };
-      await expect(runLifetimeCycles('bloat', create, { cycles: 20, rssGrowthMiB: 16 })).rejects.toThrow(/bloat: RSS grew \d+\.\d MiB between cycle 2 and cycle 20, more than 16 MiB/);
+      await expect(runLifetimeCycles('bloat', create, { cycles: 20, rssGrowthMiB: 16 })).rejects.toThrow(/bloat: RSS outside V8's young generation grew \d+\.\d MiB between cycle 10 and cycle 20, more than 16 MiB/);
+    } finally {
+      kept.length = 0;
+    }
+  });
+
+  it('JavaScript objects kept per cycle (heap used)', async () => {
+    const kept: { i: number }[][] = [];
+    try {
+      const create = () => {
+        // About 4 MiB of small objects per cycle: they outlive the young generation.
+        kept.push(Array.from({ length: 2 ** 17 }, (_, i) => ({ i })));
+        return createCpuBackend();
+      };
+      await expect(runLifetimeCycles('objects', create, { cycles: 20 })).rejects.toThrow(/objects: the V8 heap's used size grew \d+\.\d MiB between cycle 2 and cycle 20, more than 16 MiB/);
     } finally {
       kept.length = 0;
     }
@@ -133,6 +147,7 @@ describe('lifetime cycles catch', () => {
   it('validates its options', async () => {
     await expect(runLifetimeCycles('x', () => createCpuBackend(), { cycles: 0 })).rejects.toThrow(InvalidArgumentError);
     await expect(runLifetimeCycles('x', () => createCpuBackend(), { cycles: 1, rssGrowthMiB: -1 })).rejects.toThrow('options.rssGrowthMiB');
+    await expect(runLifetimeCycles('x', () => createCpuBackend(), { cycles: 1, heapGrowthMiB: Number.NaN })).rejects.toThrow('options.heapGrowthMiB');
   });
 });
 

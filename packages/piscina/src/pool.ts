@@ -73,20 +73,33 @@ type PiscinaOptions = NonNullable<ConstructorParameters<typeof Piscina>[0]>;
  */
 function newPiscina(options: PiscinaOptions): Piscina {
   if (!process.allowedNodeEnvironmentFlags.has('--experimental-require-module')) return new Piscina(options);
+  if (workerExecArgv !== undefined) return new Piscina(workerExecArgv === 'inherit' ? options : { ...options, execArgv: workerExecArgv });
   let execArgv = [...process.execArgv, '--no-experimental-require-module'];
   for (;;) {
     try {
-      return new Piscina({ ...options, execArgv });
+      const piscina = new Piscina({ ...options, execArgv });
+      workerExecArgv = execArgv;
+      return piscina;
     } catch (err) {
       const refused = refusedFlags(err);
       if (refused === undefined) throw err;
       const kept = execArgv.filter((flag) => !refused.includes(flag));
       // Flags we cannot tell apart (a value in its own argument): the workers inherit the parent's list.
-      if (kept.length === execArgv.length) return new Piscina(options);
+      if (kept.length === execArgv.length) {
+        workerExecArgv = 'inherit';
+        return new Piscina(options);
+      }
       execArgv = kept;
     }
   }
 }
+
+/**
+ * The workers' flag list, found by the first pool of the process. Each refused attempt leaves
+ * the message ports of the worker it could not start open for the life of the process, so the
+ * search runs once, not once per pool.
+ */
+let workerExecArgv: string[] | 'inherit' | undefined;
 
 /** The flags named by Node's "invalid execArgv flags: a, b" error; undefined for any other error. */
 function refusedFlags(err: unknown): string[] | undefined {

@@ -363,4 +363,16 @@ describe('lifetime', () => {
     expect(stdout).toBe('disposed\n');
     expect(code).toBe(0);
   });
+
+  // Node refuses process-wide flags in a worker's flag list; the pool finds the list the workers
+  // accept by trying, and each refused try leaves a message port open for the life of the process.
+  it.each([[[]], [['--max-old-space-size=2048']]])('creating and disposing pools (node flags %j) leaves no message ports behind', async (flags: string[]) => {
+    const script = fileURLToPath(new URL('./fixtures/ports-per-pool.mjs', import.meta.url));
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, [...flags, script], { timeout: 60_000 }, (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out)));
+    });
+    const { first, last } = JSON.parse(stdout) as { first: number; last: number };
+    // 20 more pools: two ports each if they leaked.
+    expect(last - first).toBeLessThanOrEqual(2);
+  });
 });
