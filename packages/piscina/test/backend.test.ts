@@ -349,16 +349,21 @@ describe('data path', () => {
   });
 });
 
+/** Runs test/fixtures/`name` in a child node with `flags`; resolves to its exit code and output. */
+function runFixture(name: string, flags: readonly string[], timeout: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const script = fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [...flags, script], { timeout }, (err, out, errOut) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout: out, stderr: errOut }),
+    );
+    child.stdin?.end();
+  });
+}
+
 describe('lifetime', () => {
   // The dispose rule itself (calls in flight finish, later ones are refused) is in lifecycle.test.ts.
   it.each([[[]], [['--max-old-space-size=2048', '--expose-gc', '--stack-trace-limit=20']]])('a process (node flags %j) that creates, uses and disposes a backend exits by itself', async (flags: string[]) => {
-    const script = fileURLToPath(new URL('./fixtures/dispose-exits.mjs', import.meta.url));
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [...flags, script], { timeout: 20_000 }, (err, out, errOut) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout: out, stderr: errOut }),
-      );
-      child.stdin?.end();
-    });
+    const { code, stdout, stderr } = await runFixture('dispose-exits.mjs', flags, 20_000);
     expect(stderr).toBe('');
     expect(stdout).toBe('disposed\n');
     expect(code).toBe(0);
@@ -367,10 +372,8 @@ describe('lifetime', () => {
   // Node refuses process-wide flags in a worker's flag list; the pool finds the list the workers
   // accept by trying, and each refused try leaves a message port open for the life of the process.
   it.each([[[]], [['--max-old-space-size=2048']]])('creating and disposing pools (node flags %j) leaves no message ports behind', async (flags: string[]) => {
-    const script = fileURLToPath(new URL('./fixtures/ports-per-pool.mjs', import.meta.url));
-    const stdout = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, [...flags, script], { timeout: 60_000 }, (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out)));
-    });
+    const { code, stdout, stderr } = await runFixture('ports-per-pool.mjs', flags, 60_000);
+    expect(code, stderr).toBe(0);
     const { first, last } = JSON.parse(stdout) as { first: number; last: number };
     // 20 more pools: two ports each if they leaked.
     expect(last - first).toBeLessThanOrEqual(2);
