@@ -21,4 +21,14 @@ describe('study command lines (run `npm run build -w @kernelkit/studies` first)'
     expect(r.stdout).toMatch(/^scan: pool wins from /m);
     expect(r.stdout.match(/ u32 +work /g)).toHaveLength(9);
   });
+  it('phases times a pooled conv call beside the cpu backend, phase by phase', () => {
+    expect(run('piscina/phases.js', ['--cases', 'conv2d-9x9']).status).toBe(2);
+    const r = run('piscina/phases.js', ['--cases', 'conv2d-1x1024-k5', '--calls', '2', '--threads', '2']);
+    expect(r.status, r.stderr).toBe(0);
+    const row = r.stdout.split('\n').find((l) => l.startsWith('| conv2d 1024² K=5 |'));
+    // case, then 11 figures: the two call times, their ratio, and the phases.
+    const cells = row?.split('|').slice(2, -1).map((c) => c.trim()) ?? [];
+    expect(cells).toHaveLength(11);
+    expect(cells.every((c) => /^\d+\.\d\d( \/ \d+\.\d\d)?$/.test(c)), row).toBe(true);
+  });
 });

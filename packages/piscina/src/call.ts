@@ -3,7 +3,7 @@ import { AbortError, copyInto, DisposedError, KernelkitError, now, WorkerError, 
 import type { OpName } from '@kernelkit/ops';
 import { bufferId } from './buffer-ids.js';
 import type { Pool } from './pool.js';
-import { STOPPED_MESSAGE, type ModuleMemory, UNIT_STAGED, UNIT_STOP, UNIT_WAITING, UNIT_WORDS, type Dtype, type Ref, type Task } from './protocol.js';
+import { STOPPED_MESSAGE, type ModuleMemory, UNIT_STAGED, UNIT_STOP, UNIT_WAITING, UNIT_WORDS, type Dtype, type Ref, type Task, type TaskTimes } from './protocol.js';
 
 type Ctor<T extends TypedArray> = new (buffer: SharedArrayBuffer | number, byteOffset?: number, length?: number) => T;
 
@@ -152,6 +152,28 @@ interface SubmitOptions {
   readonly abortable?: boolean;
 }
 
+/** Milliseconds since the epoch, comparable with the workers' `TaskTimes`. */
+const epochMs = (): number => performance.timeOrigin + performance.now();
+
+/**
+ * Where a pooled conv2d or convLayer call's time went, in milliseconds from the call's start:
+ * the calling thread queues one task per thread and stages the input (`stagedMs`); each task
+ * starts on its worker (`startMs`), waits for staged input, runs the kernel and copies its output
+ * into the result, and ends (`endMs`); the call has every task's result back at `doneMs`.
+ */
+export interface CallPhases {
+  readonly stagedMs: number;
+  readonly tasks: readonly {
+    readonly startMs: number;
+    readonly endMs: number;
+    readonly units: number;
+    readonly waitMs: number;
+    readonly kernelMs: number;
+    readonly copyMs: number;
+  }[];
+  readonly doneMs: number;
+}
+
 /** The layout each memory was last used with (see `Call.memory`). */
 const layoutOf = new WeakMap<ModuleMemory, string>();
 
@@ -166,6 +188,10 @@ export class Call {
   uploadMs = 0;
   readbackMs = 0;
   tasks = 0;
+  /** When the call started, the calling thread finished staging, and the claimed-units tasks' reports (see `CallPhases`). */
+  private readonly startedAt = epochMs();
+  stagedAt: number | undefined;
+  readonly taskTimes: TaskTimes[] = [];
   private readonly ac = new AbortController();
   readonly signal: AbortSignal;
   private inflight = 0;
@@ -314,6 +340,7 @@ export class Call {
   async finish(beforeRelease?: () => void): Promise<void> {
     this.pool.results.collectIfDue();
     await this.drain();
+    const doneAt = epochMs();
     this.stop();
     if (this.failed || this.sawStop) throw this.outcome();
     beforeRelease?.();
@@ -322,7 +349,14 @@ export class Call {
     for (const m of this.memories) this.pool.memories.release(m);
     this.memories.length = 0;
     for (const r of this.results.splice(0)) this.pool.results.handOver(r.forCaller, r.kept);
-    this.pool.lastStats = { op: this.op, inline: false, tasks: this.tasks, copiedInBytes: this.copiedInBytes, copiedOutBytes: this.copiedOutBytes };
+    this.pool.lastStats = { op: this.op, inline: false, tasks: this.tasks, copiedInBytes: this.copiedInBytes, copiedOutBytes: this.copiedOutBytes, ...this.phases(doneAt) };
+  }
+
+  private phases(doneAt: number): { phases?: CallPhases } {
+    if (this.stagedAt === undefined || this.taskTimes.length === 0) return {};
+    const since = (t: number) => t - this.startedAt;
+    const tasks = this.taskTimes.map(({ startedAt, endedAt, ...rest }) => ({ startMs: since(startedAt), endMs: since(endedAt), ...rest }));
+    return { phases: { stagedMs: since(this.stagedAt), tasks, doneMs: since(doneAt) } };
   }
 
   private outcome(): Error {
@@ -358,11 +392,13 @@ export class Units {
    * units' input in order (`stage(u)` puts unit u's in shared memory) and lets them start.
    */
   run(task: Task, threads: number, stage: (u: number) => void): void {
-    for (let i = Math.min(threads, this.count); i > 0; i--) this.call.submit(task);
+    const report = (t: TaskTimes) => this.call.taskTimes.push(t);
+    for (let i = Math.min(threads, this.count); i > 0; i--) this.call.submit(task, report);
     for (let u = 0; u < this.count; u++) {
       stage(u);
       this.staged(u);
     }
+    this.call.stagedAt = epochMs();
   }
 
   /** Lets the workers start units [0, u]: their input is in shared memory. */

@@ -5,6 +5,7 @@ import { BackendUnavailableError, BufferCache, InvalidArgumentError, KEEP_BYTES,
 import type { Backend, OpName } from '@kernelkit/ops';
 import { newSharedMemory, wasmSupport, type WasmSupport } from '@kernelkit/cpu';
 import type { ModuleMemory, PoolWorkerData, Task } from './protocol.js';
+import type { CallPhases } from './call.js';
 import { newBufferId, pooledSharedBuffer } from './buffer-ids.js';
 
 type WasmModule = WasmSupport['module'];
@@ -25,6 +26,8 @@ export interface CallStats {
   readonly copiedInBytes: number;
   /** Bytes copied from SharedArrayBuffers into the caller's output (0 when `out` was shared). */
   readonly copiedOutBytes: number;
+  /** Pooled conv2d and convLayer calls: where the time went. */
+  readonly phases?: CallPhases;
 }
 
 /**

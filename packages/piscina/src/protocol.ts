@@ -46,6 +46,24 @@ export interface ClaimedUnits {
   readonly ctrl: SharedArrayBuffer;
 }
 
+/**
+ * What a claimed-units task reports back: where its time went. `startedAt` / `endedAt` are
+ * `performance.timeOrigin + performance.now()` (milliseconds since the epoch, comparable across
+ * threads); the rest are durations inside the task.
+ */
+export interface TaskTimes {
+  readonly startedAt: number;
+  readonly endedAt: number;
+  /** Units this task ran. */
+  readonly units: number;
+  /** Waiting for the main thread to stage a claimed unit's input. */
+  readonly waitMs: number;
+  /** Running the kernel on its units. */
+  readonly kernelMs: number;
+  /** Copying its units' output from module memory into the result. */
+  readonly copyMs: number;
+}
+
 // Control words of claimed units (an Int32Array over `ClaimedUnits.ctrl`).
 /** The next unit to claim. */
 export const UNIT_NEXT = 0;

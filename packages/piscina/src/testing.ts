@@ -8,6 +8,7 @@ import { poolOf, removeSubmitHook, setSubmitHook, type CallStats, type SubmitHoo
 import { TESTING_WORKER_URL, type FaultAction, type FaultTask, type TestTask } from './testing-protocol.js';
 
 export type { CallStats } from './pool.js';
+export type { CallPhases } from './call.js';
 export type { FaultAction } from './testing-protocol.js';
 export { FAULT_EXIT_CODE, FAULT_MESSAGE, TEST_EXIT_CODE } from './testing-protocol.js';
 
@@ -26,7 +27,7 @@ export async function runWorkerTestTask(backend: Backend, action: TestTask['acti
   }
 }
 
-/** What the backend's last completed call did: inline or pooled, tasks, bytes copied in and out. */
+/** What the backend's last completed call did: inline or pooled, tasks, bytes copied in and out, and for pooled conv2d and convLayer calls where the time went (`phases`). */
 export function lastCallStats(backend: Backend): CallStats | undefined {
   return poolOf(backend).lastStats;
 }

@@ -45,6 +45,7 @@ import {
   type Ref,
   type StencilSlabTask,
   type Task,
+  type TaskTimes,
 } from './protocol.js';
 import { SharedSeen } from './shared-seen.js';
 
@@ -156,15 +157,25 @@ function waitFlag(flags: Int32Array, i: number, ctrl: Int32Array): void {
   }
 }
 
+/** Milliseconds since the epoch, comparable across threads (see `TaskTimes`). */
+const epochMs = (): number => performance.timeOrigin + performance.now();
+
 /**
  * Claims units from the shared counter until none is left, running `run(start, end)` on each once
  * its input is staged, and marks each done (the main thread may copy its output at once).
+ * `run` returns the part of its time spent copying output; the rest counts as kernel time.
  */
-function eachClaimedUnit(t: ClaimedUnits, run: (start: number, end: number) => void): void {
+function eachClaimedUnit(t: ClaimedUnits, run: (start: number, end: number) => number | void): TaskTimes {
+  const startedAt = epochMs();
+  let units = 0;
+  let waitMs = 0;
+  let kernelMs = 0;
+  let copyMs = 0;
   const ctrl = new Int32Array(t.ctrl);
-  const units = t.bounds.length - 1;
-  for (let u = Atomics.add(ctrl, UNIT_NEXT, 1); u < units; u = Atomics.add(ctrl, UNIT_NEXT, 1)) {
+  const count = t.bounds.length - 1;
+  for (let u = Atomics.add(ctrl, UNIT_NEXT, 1); u < count; u = Atomics.add(ctrl, UNIT_NEXT, 1)) {
     if (Atomics.load(ctrl, UNIT_STAGED) <= u) {
+      const w0 = performance.now();
       // Counted before the last look at UNIT_STAGED, so the main thread either sees us waiting
       // (and wakes us) or has already staged what that look finds.
       Atomics.add(ctrl, UNIT_WAITING, 1);
@@ -173,25 +184,37 @@ function eachClaimedUnit(t: ClaimedUnits, run: (start: number, end: number) => v
         Atomics.wait(ctrl, UNIT_STAGED, staged, 50);
       }
       Atomics.sub(ctrl, UNIT_WAITING, 1);
+      waitMs += performance.now() - w0;
     }
-    run(t.bounds[u]!, t.bounds[u + 1]!);
+    const r0 = performance.now();
+    const copied = run(t.bounds[u]!, t.bounds[u + 1]!) ?? 0;
+    kernelMs += performance.now() - r0 - copied;
+    copyMs += copied;
+    units++;
   }
+  return { startedAt, endedAt: epochMs(), units, waitMs, kernelMs, copyMs };
 }
 
-function conv2d(t: Conv2dTask): void {
+/** Runs `copy` and returns how long it took. */
+function timedCopy(copy: () => void): number {
+  const t0 = performance.now();
+  copy();
+  return performance.now() - t0;
+}
+
+function conv2d(t: Conv2dTask): TaskTimes {
   const input = view(t.input);
   const filter = view(t.filter);
   const out = view(t.out);
   if (t.simd) {
     const w = kernels();
-    eachClaimedUnit(t, (r0, r1) => conv2dRowsSimd(w, input, filter, out, t.height, t.width, t.k, r0, r1));
-  } else {
-    const acc = scratch(t.width);
-    eachClaimedUnit(t, (r0, r1) => conv2dRows(input, filter, out, t.height, t.width, t.k, r0, r1, acc));
+    return eachClaimedUnit(t, (r0, r1) => conv2dRowsSimd(w, input, filter, out, t.height, t.width, t.k, r0, r1));
   }
+  const acc = scratch(t.width);
+  return eachClaimedUnit(t, (r0, r1) => conv2dRows(input, filter, out, t.height, t.width, t.k, r0, r1, acc));
 }
 
-function convLayer(t: ConvLayerTask): void {
+function convLayer(t: ConvLayerTask): TaskTimes {
   const input = view(t.input);
   const weights = view(t.weights);
   const bias = t.bias && view(t.bias);
@@ -199,19 +222,18 @@ function convLayer(t: ConvLayerTask): void {
   const d = t.dims;
   if (t.simd) {
     const w = kernels();
-    eachClaimedUnit(t, (q0, q1) => convLayerPlanesSimd(w, input, weights, bias, t.relu, out, d, q0, q1));
-  } else {
-    const acc = scratch(d.outHeight * d.outWidth);
-    eachClaimedUnit(t, (q0, q1) => convLayerPlanes(input, weights, bias, t.relu, out, d, q0, q1, acc));
+    return eachClaimedUnit(t, (q0, q1) => convLayerPlanesSimd(w, input, weights, bias, t.relu, out, d, q0, q1));
   }
+  const acc = scratch(d.outHeight * d.outWidth);
+  return eachClaimedUnit(t, (q0, q1) => convLayerPlanes(input, weights, bias, t.relu, out, d, q0, q1, acc));
 }
 
-function conv2dModule(t: Conv2dModuleTask): void {
+function conv2dModule(t: Conv2dModuleTask): TaskTimes {
   const k = moduleKernels(t.memory);
   const m = new Float32Array(t.memory.memory.buffer);
   const out = t.out && view(t.out);
   const { height: h, width: w } = t;
-  eachClaimedUnit(t, (r0, r1) => {
+  return eachClaimedUnit(t, (r0, r1) => {
     for (let row = r0; row < r1; ) {
       const img = (row / h) | 0;
       const y = row - img * h;
@@ -219,11 +241,11 @@ function conv2dModule(t: Conv2dModuleTask): void {
       k.conv2d((t.images[img]! + y * t.stride) * 4, t.stride, t.filterAt * 4, t.k, (t.outAt + row * w) * 4, n, w);
       row += n;
     }
-    if (out !== undefined) copyInto(out, m.subarray(t.outAt + r0 * w, t.outAt + r1 * w), r0 * w);
+    return out === undefined ? 0 : timedCopy(() => copyInto(out, m.subarray(t.outAt + r0 * w, t.outAt + r1 * w), r0 * w));
   });
 }
 
-function convLayerModule(t: ConvLayerModuleTask): void {
+function convLayerModule(t: ConvLayerModuleTask): TaskTimes {
   const k = moduleKernels(t.memory);
   const m = new Float32Array(t.memory.memory.buffer);
   const out = t.out && view(t.out);
@@ -231,7 +253,7 @@ function convLayerModule(t: ConvLayerModuleTask): void {
   const image = c * h * w;
   const planeLen = outHeight * outWidth;
   const block = packedLength(4, c, taps);
-  eachClaimedUnit(t, (q0, q1) => {
+  return eachClaimedUnit(t, (q0, q1) => {
     for (let q = q0; q < q1; ) {
       const img = (q / maps) | 0;
       const m0 = q - img * maps;
@@ -240,7 +262,7 @@ function convLayerModule(t: ConvLayerModuleTask): void {
       k.convLayer((t.inputAt + img * image) * 4, c, h, w, (t.weightsAt + (m0 / 4) * block) * 4, n, taps, (t.biasAt + m0) * 4, t.relu ? 1 : 0, (t.outAt + q * planeLen) * 4);
       q += n;
     }
-    if (out !== undefined) copyInto(out, m.subarray(t.outAt + q0 * planeLen, t.outAt + q1 * planeLen), q0 * planeLen);
+    return out === undefined ? 0 : timedCopy(() => copyInto(out, m.subarray(t.outAt + q0 * planeLen, t.outAt + q1 * planeLen), q0 * planeLen));
   });
 }
 
@@ -375,17 +397,13 @@ export default function run(task: Task): unknown {
   noteShared(task);
   switch (task.kind) {
     case 'conv2d':
-      conv2d(task);
-      return undefined;
+      return conv2d(task);
     case 'convLayer':
-      convLayer(task);
-      return undefined;
+      return convLayer(task);
     case 'conv2dModule':
-      conv2dModule(task);
-      return undefined;
+      return conv2dModule(task);
     case 'convLayerModule':
-      convLayerModule(task);
-      return undefined;
+      return convLayerModule(task);
     case 'stencilStep':
       stencilStep(view(task.src), view(task.dst), task.nx, task.ny, task.nz, task.c0, task.c1, task.boundary, task.zStart, task.zEnd);
       return undefined;

@@ -207,6 +207,50 @@ describe('abort', () => {
 });
 
 describe('data path', () => {
+  it('reports where a pooled conv call spent its time, task by task', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    const c = conv2dCase([3, 90, 70, 5], 6);
+    const l = convLayerCase([9, 2, 30, 26, 6, 5], 7);
+    const sharedIn = { ...l, input: shared(l.input) };
+    // Ordinary inputs (in place in module memory, workers copy out), a shared one (per-worker path), each variant.
+    const calls: Array<[string, () => Promise<unknown>, number]> = [
+      ['conv2d wasm-simd', () => backend.conv2d(c), 3 * 90],
+      ['conv2d rows', () => backend.conv2d(c, { variant: 'rows' }), 3 * 90],
+      ['convLayer wasm-simd', () => backend.convLayer(l), 9 * 6],
+      ['convLayer shared input', () => backend.convLayer(sharedIn), 9 * 6],
+      ['convLayer planes', () => backend.convLayer(l, { variant: 'planes' }), 9 * 6],
+    ];
+    for (const [name, call, work] of calls) {
+      await call();
+      const stats = lastCallStats(backend)!;
+      const p = stats.phases;
+      expect(p, name).toBeDefined();
+      expect(p!.tasks.length, name).toBe(stats.tasks);
+      // Clocks of two threads: allow a little skew between the calling thread's and the workers' readings.
+      const skew = 1;
+      expect(p!.stagedMs, name).toBeGreaterThanOrEqual(0);
+      expect(p!.stagedMs, name).toBeLessThanOrEqual(p!.doneMs);
+      let units = 0;
+      for (const t of p!.tasks) {
+        expect(t.startMs, name).toBeGreaterThanOrEqual(-skew);
+        expect(t.endMs, name).toBeGreaterThanOrEqual(t.startMs);
+        expect(t.endMs, name).toBeLessThanOrEqual(p!.doneMs + skew);
+        for (const ms of [t.waitMs, t.kernelMs, t.copyMs]) expect(ms, name).toBeGreaterThanOrEqual(0);
+        expect(t.waitMs + t.kernelMs + t.copyMs, name).toBeLessThanOrEqual(t.endMs - t.startMs + 0.01);
+        units += t.units;
+      }
+      // Units are bands of rows or blocks of planes: at least one ran, at most one per row or plane.
+      expect(units, name).toBeGreaterThan(0);
+      expect(units, name).toBeLessThanOrEqual(work);
+      expect(p!.tasks.reduce((a, t) => a + t.kernelMs, 0), name).toBeGreaterThan(0);
+    }
+    // Only the module paths with an ordinary input copy output out of module memory on the workers.
+    await backend.convLayer(l);
+    expect(lastCallStats(backend)!.phases!.tasks.some((t) => t.copyMs > 0)).toBe(true);
+    await backend.scan(scanCase('u32', 300_000, 1));
+    expect(lastCallStats(backend)?.phases).toBeUndefined();
+  });
+
   it('accepts SharedArrayBuffer inputs and outputs as they are (nothing copied)', async () => {
     await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
     const c = conv2dCase([2, 70, 50, 5], 4);
