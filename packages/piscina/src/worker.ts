@@ -245,6 +245,13 @@ function conv2dModule(t: Conv2dModuleTask): TaskTimes {
   });
 }
 
+/**
+ * Floats of output a convLayer module task computes before copying them into the result: few
+ * enough that they are still in this core's cache when copied, as the cpu backend copies each
+ * image's planes; enough that each copy is one memcpy (see `copyInto`).
+ */
+const COPY_CHUNK_FLOATS = 64 * 1024;
+
 function convLayerModule(t: ConvLayerModuleTask): TaskTimes {
   const k = moduleKernels(t.memory);
   const m = new Float32Array(t.memory.memory.buffer);
@@ -253,7 +260,11 @@ function convLayerModule(t: ConvLayerModuleTask): TaskTimes {
   const image = c * h * w;
   const planeLen = outHeight * outWidth;
   const block = packedLength(4, c, taps);
+  const chunkPlanes = Math.max(1, Math.floor(COPY_CHUNK_FLOATS / planeLen));
   return eachClaimedUnit(t, (q0, q1) => {
+    let copyMs = 0;
+    // Planes [from, q) are computed and not yet copied.
+    let from = q0;
     for (let q = q0; q < q1; ) {
       const img = (q / maps) | 0;
       const m0 = q - img * maps;
@@ -261,8 +272,13 @@ function convLayerModule(t: ConvLayerModuleTask): TaskTimes {
       // Units start at multiples of 4 maps, where the packed weights of maps m0… begin.
       k.convLayer((t.inputAt + img * image) * 4, c, h, w, (t.weightsAt + (m0 / 4) * block) * 4, n, taps, (t.biasAt + m0) * 4, t.relu ? 1 : 0, (t.outAt + q * planeLen) * 4);
       q += n;
+      if (out !== undefined && (q - from >= chunkPlanes || q === q1)) {
+        const start = from;
+        copyMs += timedCopy(() => copyInto(out, m.subarray(t.outAt + start * planeLen, t.outAt + q * planeLen), start * planeLen));
+        from = q;
+      }
     }
-    return out === undefined ? 0 : timedCopy(() => copyInto(out, m.subarray(t.outAt + q0 * planeLen, t.outAt + q1 * planeLen), q0 * planeLen));
+    return copyMs;
   });
 }
 

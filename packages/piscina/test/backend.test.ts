@@ -251,6 +251,23 @@ describe('data path', () => {
     expect(lastCallStats(backend)?.phases).toBeUndefined();
   });
 
+  it('convLayer units larger than a copy chunk reach the result whole, as the calling thread computes them', async () => {
+    // 64² planes: a worker copies every 16 planes (COPY_CHUNK_FLOATS) out of module memory; units of
+    // several images of 6 planes end between chunks.
+    const l = convLayerCase([40, 2, 68, 68, 6, 5], 11, { bias: true, relu: true });
+    await using pooled = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    await using inline = await createPiscinaBackend({ threads: 1, inlineBelow: { ...POOL_ONLY, convLayer: Infinity } });
+    const res = await pooled.convLayer(l);
+    expect(lastCallStats(pooled)?.phases?.tasks.some((t) => t.units > 0 && t.copyMs > 0)).toBe(true);
+    expect(verifyResult('convLayer', l, res.data)).toBeUndefined();
+    const ref = await inline.convLayer(l);
+    expect(lastCallStats(inline)?.inline).toBe(true);
+    expect(Buffer.compare(Buffer.from(res.data.buffer, res.data.byteOffset, res.data.byteLength), Buffer.from(ref.data.buffer, ref.data.byteOffset, ref.data.byteLength))).toBe(0);
+    const out = new Float32Array(res.data.length).fill(Number.NaN);
+    await pooled.convLayer(l, { out });
+    expect(out).toEqual(ref.data);
+  });
+
   it('accepts SharedArrayBuffer inputs and outputs as they are (nothing copied)', async () => {
     await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
     const c = conv2dCase([2, 70, 50, 5], 4);
