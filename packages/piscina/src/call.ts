@@ -3,7 +3,7 @@ import { AbortError, copyInto, DisposedError, KernelkitError, now, WorkerError, 
 import type { OpName } from '@kernelkit/ops';
 import { bufferId } from './buffer-ids.js';
 import type { Pool } from './pool.js';
-import { STOPPED_MESSAGE, type ModuleMemory, UNIT_STAGED, UNIT_STOP, UNIT_WAITING, UNIT_WORDS, type Dtype, type Ref, type Task, type TaskTimes } from './protocol.js';
+import { epochMs, STOPPED_MESSAGE, type ModuleMemory, UNIT_STAGED, UNIT_STOP, UNIT_WAITING, UNIT_WORDS, type Dtype, type Ref, type Task, type TaskTimes } from './protocol.js';
 
 type Ctor<T extends TypedArray> = new (buffer: SharedArrayBuffer | number, byteOffset?: number, length?: number) => T;
 
@@ -152,9 +152,6 @@ interface SubmitOptions {
   readonly abortable?: boolean;
 }
 
-/** Milliseconds since the epoch, comparable with the workers' `TaskTimes`. */
-const epochMs = (): number => performance.timeOrigin + performance.now();
-
 /**
  * Where a pooled conv2d or convLayer call's time went, in milliseconds from the call's start:
  * the calling thread queues one task per thread and stages the input (`stagedMs`); each task
@@ -163,14 +160,7 @@ const epochMs = (): number => performance.timeOrigin + performance.now();
  */
 export interface CallPhases {
   readonly stagedMs: number;
-  readonly tasks: readonly {
-    readonly startMs: number;
-    readonly endMs: number;
-    readonly units: number;
-    readonly waitMs: number;
-    readonly kernelMs: number;
-    readonly copyMs: number;
-  }[];
+  readonly tasks: readonly (Omit<TaskTimes, 'startedAt' | 'endedAt'> & { readonly startMs: number; readonly endMs: number })[];
   readonly doneMs: number;
 }
 

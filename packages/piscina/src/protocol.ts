@@ -46,10 +46,12 @@ export interface ClaimedUnits {
   readonly ctrl: SharedArrayBuffer;
 }
 
+/** Milliseconds since the epoch, comparable across threads: the clock of `TaskTimes` and `CallPhases`. */
+export const epochMs = (): number => performance.timeOrigin + performance.now();
+
 /**
  * What a claimed-units task reports back: where its time went. `startedAt` / `endedAt` are
- * `performance.timeOrigin + performance.now()` (milliseconds since the epoch, comparable across
- * threads); the rest are durations inside the task.
+ * `epochMs()` readings on its worker; the rest are durations inside the task.
  */
 export interface TaskTimes {
   readonly startedAt: number;

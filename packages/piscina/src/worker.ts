@@ -27,6 +27,7 @@ import {
   CTRL_ARRIVED,
   CTRL_GENERATION,
   CTRL_STOP,
+  epochMs,
   STOPPED_MESSAGE,
   UNIT_NEXT,
   UNIT_STAGED,
@@ -156,9 +157,6 @@ function waitFlag(flags: Int32Array, i: number, ctrl: Int32Array): void {
     Atomics.wait(flags, i, 0, 50);
   }
 }
-
-/** Milliseconds since the epoch, comparable across threads (see `TaskTimes`). */
-const epochMs = (): number => performance.timeOrigin + performance.now();
 
 /**
  * Claims units from the shared counter until none is left, running `run(start, end)` on each once
