@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
+import { packedLength } from '@kernelkit/cpu';
 
 const LAYERS = { L1: { c: 1, h: 86, m: 4, k: 7 }, L2: { c: 4, h: 40, m: 16, k: 7 } };
 const BATCH = 100;
@@ -18,8 +19,7 @@ if (!isMainThread) {
   const { layer, file } = workerData;
   const { c, h, m, k } = LAYERS[layer];
   const oh = h - k + 1;
-  // Packed weights: ceil(M/4) groups × C × k rows × 8 taps × 4 maps × 4 lanes (see assembly/kernels.ts).
-  const weightsLen = Math.ceil(m / 4) * c * k * 8 * 16;
+  const weightsLen = packedLength(m, c, k);
   const image = c * h * h;
   const plane = oh * oh;
   const inputAt = weightsLen + Math.ceil(m / 4) * 4 + 4;
