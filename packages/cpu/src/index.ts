@@ -1,16 +1,5 @@
 export { createCpuBackend } from './backend.js';
 // Range kernels, shared with the worker-pool backend so the math exists once.
-export { conv2dRows, conv2dRowsSimd, allFinite } from './kernels/conv2d.js';
-export { stencilStep, stencilStepSimd, stencilRunSimd } from './kernels/stencil3d.js';
-export { scanRange, scanRangeSimd, sumRange, addCarry } from './kernels/scan.js';
-export { convLayerPlanes, convLayerPlanesSimd, packWeights, packedLength } from './kernels/conv-layer.js';
-export type { ConvLayerDims } from './kernels/conv-layer.js';
-export { gridNaiveRange, gridPrunedRange, prefixCount } from './kernels/grid-search.js';
-export type { PointCallback } from './kernels/grid-search.js';
+export * from './range-kernels.js';
 export { outerDims, limitError } from './ops/grid-search.js';
 export { stencilBuffers } from './ops/stencil3d.js';
-export { wasmSupport, describeKernels, withKernels, WasmKernels, BAND_BYTES, INSTANCE_MAX_BYTES, WASM_SIMD_ENV, relaxedSimdValidates } from './wasm/runtime.js';
-export type { WasmSupport } from './wasm/runtime.js';
-export { sharedKernels, newSharedMemory, SHARED_MEMORY_MAX_BYTES } from './wasm/shared.js';
-export type { SharedWasmMemory } from './wasm/shared.js';
-export type { KernelExports } from './wasm/runtime.js';

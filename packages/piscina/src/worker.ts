@@ -1,7 +1,8 @@
 /**
  * The pool's worker: one function, dispatching on `task.kind` to the CPU backend's range
  * kernels (the math exists once, in @kernelkit/cpu). Built to dist/worker.js and loaded from
- * there by the pool, also when the tests import the TypeScript sources.
+ * there by the pool, also when the tests import the TypeScript sources. It imports the packages'
+ * narrow entries (range kernels, grid shape), not their main ones, so a worker starts sooner.
  */
 import { move, workerData } from 'piscina';
 import { copyInto, promptCollection } from '@kernelkit/core';
@@ -21,8 +22,9 @@ import {
   WasmKernels,
   wasmSupport,
   type KernelExports,
-} from '@kernelkit/cpu';
-import { PointSink, type GridSearchProblem } from '@kernelkit/ops';
+} from '@kernelkit/cpu/range-kernels';
+import type { GridSearchProblem } from '@kernelkit/ops';
+import { PointSink } from '@kernelkit/ops/grid-shape';
 import {
   CTRL_ARRIVED,
   CTRL_GENERATION,

@@ -1,3 +1,5 @@
+// The grid's shape and point buffer; also the `@kernelkit/ops/grid-shape` entry, for workers that
+// run the grid search and load nothing else of this package.
 import type { GridDim, GridSearchProblem } from './types.js';
 
 export const gridAxisCount = (g: GridDim): number => Math.floor((g.upper - g.lower) / g.step);
