@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
-import { OP_NAMES, makeScanArgs, makeStencil3dArgs, type BackendName, type DeviceArray } from '@kernelkit/ops';
+import { OP_NAMES, makeScanArgs, makeStencil3dArgs, verifyResult, type BackendName, type DeviceArray } from '@kernelkit/ops';
 import { createKernels } from '../src/kernels.js';
 import { defaultLoaders } from '../src/loaders.js';
 import { cachedBackend, machineIdentity, readCalibrationCache, writeCalibrationCache, CALIBRATION_FORMAT_VERSION } from '../src/router/cache.js';
+import { UNCALIBRATED_MAX_WORK } from '../src/router/router.js';
 import type { BackendCost, CostModel, TimeFit } from '../src/router/cost-model.js';
 import { fitTime } from '../src/router/fit.js';
 import { formatCopySpeed } from '../src/router/bands.js';
@@ -187,7 +188,8 @@ describe('the calibration cache', () => {
     const warnings: Error[] = [];
     process.on('warning', (w) => warnings.push(w));
     const again = await createKernels({ calibrationCache: path, calibrationBudgetMs: 3000 }, loaders, noEnv);
-    const m = await again.scan(makeScanArgs({ n: 1000, dtype: 'u32' }));
+    // Above UNCALIBRATED_MAX_WORK: a first call this large calibrates its op.
+    const m = await again.scan(makeScanArgs({ n: 1 << 14, dtype: 'u32' }));
     expect(m.notes?.find((n) => n.startsWith('calibrated scan on piscina, cpu'))).toBeDefined();
     await again.dispose();
     // Measured and written back in this version; a stale version is news, not a warning.
@@ -212,6 +214,36 @@ describe('the calibration cache', () => {
     const partial = await readCalibrationCache(path);
     expect(partial.note).toMatch(/malformed/);
     expect(partial.file.machines['x']?.backends).toEqual({});
+  });
+});
+
+describe('calls too small to be worth a first calibration', () => {
+  it('run on the default backend and start nothing until a call of their op above the bound calibrates it', async () => {
+    const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    const k = await createKernels({ calibrationCache: tmp(), calibrationBudgetMs: 1500 }, loaders, noEnv);
+    try {
+      // scan work is 8 bytes moved per u32 element: 8192 elements sit exactly at the bound.
+      expect(8 * 8192).toBe(UNCALIBRATED_MAX_WORK);
+      const atBound = makeScanArgs({ n: 8192, dtype: 'u32' });
+      const small = await k.scan(atBound);
+      expect(verifyResult('scan', atBound, small.data)).toBeUndefined();
+      expect(small.route).toMatchObject({ backend: k.selected, choice: 'default' });
+      expect(small.route.reason).toMatch(/before scan is calibrated/);
+      expect(small.notes?.some((n) => n.startsWith('calibrated'))).toBe(false);
+      expect(await k.started()).toEqual([k.selected]);
+      // Other ops are not held back by this one.
+      const stencil = makeStencil3dArgs({ n: 4, steps: 1, boundary: 'copy' });
+      expect((await k.stencil3d(stencil)).route.choice).toBe('default');
+
+      const above = await k.scan(makeScanArgs({ n: 8193, dtype: 'u32' }));
+      expect(above.notes?.find((n) => n.startsWith('calibrated scan on '))).toBeDefined();
+      // Calibrated now: small scans are routed by the model like any other.
+      const after = await k.scan(atBound);
+      expect(after.route.choice).not.toBe('default');
+      expect(after.route.predictedMs).toBeGreaterThan(0);
+    } finally {
+      await k.dispose();
+    }
   });
 });
 

@@ -20,7 +20,7 @@ import {
 
 /**
  * How the call's backend was chosen. 'fixed': the one backend of route: 'fixed'. 'default': no
- * prediction covers the op. 'predicted': lowest predicted time (exploration off). 'warm-up': a
+ * prediction covers the op, or a call this small ran before its op's first calibration. 'predicted': lowest predicted time (exploration off). 'warm-up': a
  * candidate's first call of the routing key in this process, before its trial. 'trial': a timed call
  * of a candidate while its routing key explores. 'confirm': a call of the fastest candidate of a
  * close race, timed back to back before the key settles. 'rematch': the close race's runner-up,
@@ -95,6 +95,14 @@ const CHILD_SCRIPT = new URL('../../dist/router/calibrate-child.js', import.meta
 type Started = { readonly status: 'ok'; readonly backend: Backend; readonly startMs: number } | { readonly status: 'failed'; readonly reason: string };
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Host-array calls of at most this much work (the op's unit: multiply-adds, point updates, bytes
+ * moved, grid points) run on the default backend while their op has no calibration, and do not
+ * start one: any backend finishes them in about a millisecond, so no choice could save what
+ * calibrating costs (seconds). The op's first larger call calibrates it.
+ */
+export const UNCALIBRATED_MAX_WORK = 2 ** 16;
 
 interface CalibrateRequest {
   readonly ops: readonly OpName[];
@@ -543,13 +551,14 @@ export class Router {
     const problem: unknown = OPS[op].validate(args as never);
     const opts: Record<string, unknown> | undefined = typeof options === 'object' && options !== null ? { ...options } : options;
     const shape = callShape(op, problem, opts?.['output'] === 'device' ? 'device' : 'array');
-    const calibrationNote = await this.ensureCalibrated(op);
+    const beforeCalibration = await this.smallBeforeCalibration(op, shape);
+    const calibrationNote = beforeCalibration ? undefined : await this.ensureCalibrated(op);
     const pinned = typeof opts?.['variant'] === 'string' ? (opts['variant'] as string) : undefined;
     const key = routingKey(shape, pinned);
     const size = `${shape.work} ${shape.passes} ${shape.inputBytes} ${shape.outputBytes}`;
     for (;;) {
-      const kept = this.keptRoute(key, size);
-      const ranked = kept === undefined ? await this.rank(shape, pinned, defaultVariant) : [];
+      const kept = beforeCalibration ? undefined : this.keptRoute(key, size);
+      const ranked = kept === undefined && !beforeCalibration ? await this.rank(shape, pinned, defaultVariant) : [];
       let pick: { name: BackendName; variant: string | undefined };
       let chosen: Awaited<ReturnType<Router['choose']>> | undefined;
       if (kept !== undefined) {
@@ -581,7 +590,7 @@ export class Router {
       if (kept !== undefined) {
         ({ route, note } = kept);
       } else {
-        route = chosen === undefined ? this.defaultRoute(op, pinned, pick.name, r.variant) : this.routeInfo(shape, key, ranked, chosen, ms);
+        route = chosen === undefined ? this.defaultRoute(op, pinned, pick.name, r.variant, beforeCalibration ? shape.work : undefined) : this.routeInfo(shape, key, ranked, chosen, ms);
         note = formatRoute(route);
         if (route.choice === 'measured') {
           this.releaseIdle();
@@ -591,7 +600,7 @@ export class Router {
         this.warm.add(`${pick.name}/${pick.variant} ${key}`);
       }
       const notes = [note, ...(calibrationNote !== undefined && !this.noted.has(op) ? [calibrationNote] : []), ...(r.notes ?? [])];
-      this.noted.add(op);
+      if (calibrationNote !== undefined) this.noted.add(op);
       return { ...r, notes, route };
     }
   }
@@ -605,8 +614,19 @@ export class Router {
     return k !== undefined && k.epoch === this.epoch && k.size === size && this.settled.has(key) ? k : undefined;
   }
 
-  private defaultRoute(op: OpName, pinned: string | undefined, name: BackendName, variant: string): RouteInfo {
-    const reason = `no prediction for ${op}${pinned ? ` with variant ${pinned}` : ''}: ran on the default backend`;
+  /** A call that skipped `op`'s first calibration (see UNCALIBRATED_MAX_WORK) until its op has one. */
+  private async smallBeforeCalibration(op: OpName, shape: CallShape): Promise<boolean> {
+    if (shape.work > UNCALIBRATED_MAX_WORK || shape.input.kind !== 'host' || shape.output !== 'array') return false;
+    if (this.o.costModel !== undefined || this.calibrating.has(op)) return false;
+    return this.missingFits([op]);
+  }
+
+  /** `smallWork`: the work of a call that ran before its op's first calibration. */
+  private defaultRoute(op: OpName, pinned: string | undefined, name: BackendName, variant: string, smallWork?: number): RouteInfo {
+    const reason =
+      smallWork !== undefined
+        ? `a call of ${smallWork} work units (at most ${UNCALIBRATED_MAX_WORK}) runs on the default backend before ${op} is calibrated: no backend could save more than about a millisecond on it; the first larger call calibrates ${op}`
+        : `no prediction for ${op}${pinned ? ` with variant ${pinned}` : ''}: ran on the default backend`;
     return { mode: 'auto', backend: name, variant, reason, choice: 'default', settled: true };
   }
 
