@@ -20,7 +20,8 @@ import {
 
 /**
  * How the call's backend was chosen. 'fixed': the one backend of route: 'fixed'. 'default': no
- * prediction covers the op, or a call this small ran before its op's first calibration. 'predicted': lowest predicted time (exploration off). 'warm-up': a
+ * prediction covers the op, or a call this small ran before its op's first calibration
+ * (UNCALIBRATED_MAX_WORK). 'predicted': lowest predicted time (exploration off). 'warm-up': a
  * candidate's first call of the routing key in this process, before its trial. 'trial': a timed call
  * of a candidate while its routing key explores. 'confirm': a call of the fastest candidate of a
  * close race, timed back to back before the key settles. 'rematch': the close race's runner-up,
@@ -119,7 +120,8 @@ interface CalibrateRequest {
 export class Router {
   readonly skipped: BackendFailure[] = [];
   private readonly started = new Map<BackendName, Promise<Started>>();
-  private readonly keys = new Map<BackendName, string>();
+  /** Each candidate's cache key, or why it cannot be one: found once (WebGPU's takes a probe). */
+  private readonly keys = new Map<BackendName, ReturnType<typeof backendKey>>();
   private model: { backends: Partial<Record<BackendName, BackendCost>> };
   private readonly calibrating = new Map<OpName, Promise<string | undefined>>();
   private readonly machine: MachineIdentity = machineIdentity();
@@ -217,14 +219,16 @@ export class Router {
 
   /** The cache key of a candidate (undefined, after recording why, when it cannot run here). */
   private async keyOf(c: Candidate): Promise<string | undefined> {
-    const known = this.keys.get(c.name);
-    if (known !== undefined) return known;
-    const k = await backendKey(c, this.o.loaders);
+    let found = this.keys.get(c.name);
+    if (found === undefined) {
+      found = backendKey(c, this.o.loaders);
+      this.keys.set(c.name, found);
+    }
+    const k = await found;
     if ('skip' in k) {
       this.skip(c.name, k.skip);
       return undefined;
     }
-    this.keys.set(c.name, k.key);
     return k.key;
   }
 
