@@ -561,3 +561,61 @@ export function scanF64(p: usize, n: i32, carry: f64, exclusive: bool): f64 {
   }
   return scanTail<f64, f64>(p, n & 3, f64x2.extract_lane(c, 0), exclusive);
 }
+
+// Sums, the first pass of a two-pass parallel scan: independent accumulators (no serial chain
+// but one add per vector), integers wrapping mod 2^32, floats summed in f64.
+
+/** Sum of `n` 32-bit integers at `p`, wrapping (i32 and u32 are the same bits). */
+export function sumI32(p: usize, n: i32): i32 {
+  let a = i32x4.splat(0);
+  let b = a;
+  const end = p + ((<usize>(n & ~7)) << 2);
+  for (; p < end; p += 32) {
+    a = i32x4.add(a, v128.load(p));
+    b = i32x4.add(b, v128.load(p, 16));
+  }
+  a = i32x4.add(a, b);
+  let s = i32x4.extract_lane(a, 0) + i32x4.extract_lane(a, 1) + i32x4.extract_lane(a, 2) + i32x4.extract_lane(a, 3);
+  for (let i = 0; i < (n & 7); i++) {
+    s += load<i32>(p);
+    p += 4;
+  }
+  return s;
+}
+
+/** Sum of `n` f32 at `p`, in f64. */
+export function sumF32(p: usize, n: i32): f64 {
+  let a = f64x2.splat(0);
+  let b = a;
+  const end = p + ((<usize>(n & ~3)) << 2);
+  for (; p < end; p += 16) {
+    const v = v128.load(p);
+    a = f64x2.add(a, f64x2.promote_low_f32x4(v));
+    b = f64x2.add(b, f64x2.promote_low_f32x4(i8x16.shuffle(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15)));
+  }
+  a = f64x2.add(a, b);
+  let s = f64x2.extract_lane(a, 0) + f64x2.extract_lane(a, 1);
+  for (let i = 0; i < (n & 3); i++) {
+    s += <f64>load<f32>(p);
+    p += 4;
+  }
+  return s;
+}
+
+/** Sum of `n` f64 at `p`. */
+export function sumF64(p: usize, n: i32): f64 {
+  let a = f64x2.splat(0);
+  let b = a;
+  const end = p + ((<usize>(n & ~3)) << 3);
+  for (; p < end; p += 32) {
+    a = f64x2.add(a, v128.load(p));
+    b = f64x2.add(b, v128.load(p, 16));
+  }
+  a = f64x2.add(a, b);
+  let s = f64x2.extract_lane(a, 0) + f64x2.extract_lane(a, 1);
+  for (let i = 0; i < (n & 3); i++) {
+    s += load<f64>(p);
+    p += 8;
+  }
+  return s;
+}

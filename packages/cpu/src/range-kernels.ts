@@ -5,7 +5,7 @@
  */
 export { conv2dRows, conv2dRowsSimd, allFinite } from './kernels/conv2d.js';
 export { stencilStep, stencilStepSimd, stencilRunSimd } from './kernels/stencil3d.js';
-export { scanRange, scanRangeSimd, sumRange, addCarry } from './kernels/scan.js';
+export { scanRange, scanRangeSimd, sumRange, scanInMemory, sumInMemory, addCarry } from './kernels/scan.js';
 export { convLayerPlanes, convLayerPlanesSimd, packWeights, packedLength } from './kernels/conv-layer.js';
 export type { ConvLayerDims } from './kernels/conv-layer.js';
 export { gridNaiveRange, gridPrunedRange, prefixCount } from './kernels/grid-search.js';

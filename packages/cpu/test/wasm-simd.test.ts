@@ -11,6 +11,8 @@ import {
   scanRange,
   scanRangeSimd,
   stencilStepSimd,
+  sumInMemory,
+  sumRange,
   wasmSupport,
   withKernels,
   WASM_SIMD_ENV,
@@ -166,6 +168,26 @@ describe.runIf(simd !== undefined)('wasm-simd range kernels, in ragged ranges an
           }
         }
       }
+    }
+  });
+
+  it('sum (the first pass of a parallel scan): every dtype, lengths off the vector width, integers wrapping as sumRange does', () => {
+    const ints = Uint32Array.from(random(203, 31), (v) => Math.floor((v + 1) * 2 ** 31));
+    const inputs: ScanArray[] = [ints, new Int32Array(ints.buffer), random(203, 32), Float64Array.from(random(203, 33), (v) => v * 1e6)];
+    for (const input of inputs) {
+      const dtype = input instanceof Uint32Array ? 'u32' : input instanceof Int32Array ? 'i32' : input instanceof Float32Array ? 'f32' : 'f64';
+      withKernels(simd!, (m) => {
+        for (const [start, end] of [[0, 0], [0, 1], [5, 12], [3, 203], [0, 200]] as const) {
+          const n = end - start;
+          m.reserve(16 + n * input.BYTES_PER_ELEMENT);
+          new (input.constructor as new (b: ArrayBufferLike, o: number, n: number) => ScanArray)(m.buffer, 16, n).set(input.subarray(start, end));
+          const got = sumInMemory(m.k, 16, n, dtype);
+          const want = sumRange(input, start, end, dtype);
+          const label = `${dtype} [${start}, ${end})`;
+          if (dtype === 'u32' || dtype === 'i32') expect(got, label).toBe(want);
+          else expect(Math.abs(got - want), label).toBeLessThanOrEqual(2 ** -40 * Array.from(input.subarray(start, end)).reduce((a, v) => a + Math.abs(v), 0));
+        }
+      });
     }
   });
 

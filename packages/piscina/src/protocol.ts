@@ -218,6 +218,25 @@ export interface ScanLocalTask {
 }
 
 /**
+ * A chained scan on the WebAssembly kernels, one task per thread claiming units in order: each
+ * unit is summed, its carry chained from the unit before it through `carries` (the inclusive
+ * total after unit u, f64, published by setting `published[u]`), then scanned in place and copied
+ * into `out` (undefined: the caller reads the module memory itself).
+ * The input is either in a shared module memory (`memory`, element 0 at byte `at`) or `input`,
+ * which each worker copies unit by unit into its own instance's memory.
+ */
+export interface ScanChainTask extends ClaimedUnits {
+  readonly kind: 'scanChain';
+  readonly dtype: ScanDtype;
+  readonly exclusive: boolean;
+  readonly initial: number;
+  readonly carries: SharedArrayBuffer;
+  readonly published: SharedArrayBuffer;
+  readonly source: { readonly memory: ModuleMemory; readonly at: number } | { readonly input: Ref };
+  readonly out: Ref | undefined;
+}
+
+/**
  * A grid problem without its arrays, which travel in one shared Float64Array: the axes one after
  * the other (lengths `counts`), then the coefficients (m·d), the targets (m), the tolerances (m).
  */
@@ -245,4 +264,4 @@ export interface PingTask {
 }
 
 /** What the production worker (src/worker.ts) runs; the test-only tasks are in src/testing-protocol.ts. */
-export type Task = Conv2dTask | ConvLayerTask | Conv2dModuleTask | ConvLayerModuleTask | StencilStepTask | StencilSlabTask | ScanSumTask | ScanLocalTask | GridTask | PingTask;
+export type Task = Conv2dTask | ConvLayerTask | Conv2dModuleTask | ConvLayerModuleTask | StencilStepTask | StencilSlabTask | ScanSumTask | ScanLocalTask | ScanChainTask | GridTask | PingTask;

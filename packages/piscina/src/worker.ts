@@ -14,8 +14,11 @@ import {
   gridNaiveRange,
   gridPrunedRange,
   packedLength,
+  addCarry,
+  scanInMemory,
   scanRange,
   stencilStep,
+  sumInMemory,
   sumRange,
   BAND_BYTES,
   sharedKernels,
@@ -42,6 +45,7 @@ import {
   type ConvLayerTask,
   type ModuleMemory,
   type Dtype,
+  type ScanChainTask,
   type GridTask,
   type PoolWorkerData,
   type SharedGridProblem,
@@ -165,7 +169,7 @@ function waitFlag(flags: Int32Array, i: number, ctrl: Int32Array): void {
  * its input is staged, and marks each done (the main thread may copy its output at once).
  * `run` returns the part of its time spent copying output; the rest counts as kernel time.
  */
-function eachClaimedUnit(t: ClaimedUnits, run: (start: number, end: number) => number | void): TaskTimes {
+function eachClaimedUnit(t: ClaimedUnits, run: (start: number, end: number, unit: number) => number | void): TaskTimes {
   const startedAt = epochMs();
   let units = 0;
   let waitMs = 0;
@@ -187,7 +191,7 @@ function eachClaimedUnit(t: ClaimedUnits, run: (start: number, end: number) => n
       waitMs += performance.now() - w0;
     }
     const r0 = performance.now();
-    const copied = run(t.bounds[u]!, t.bounds[u + 1]!) ?? 0;
+    const copied = run(t.bounds[u]!, t.bounds[u + 1]!, u) ?? 0;
     kernelMs += performance.now() - r0 - copied;
     copyMs += copied;
     units++;
@@ -281,6 +285,56 @@ function convLayerModule(t: ConvLayerModuleTask): TaskTimes {
     return copyMs;
   });
 }
+
+/**
+ * The chained scan's units (see `ScanChainTask`): sum, take the carry of the unit before (waiting
+ * for it if need be: it is published right after that unit's sum, before its scan), publish this
+ * unit's, scan in place, copy out. The last unit's total is never needed.
+ */
+function scanChain(t: ScanChainTask): TaskTimes {
+  const ctrl = new Int32Array(t.ctrl);
+  const carries = new Float64Array(t.carries);
+  const published = new Int32Array(t.published);
+  const last = t.bounds.length - 2;
+  const out = t.out && view(t.out);
+  const input = 'input' in t.source ? view(t.source.input) : undefined;
+  const own = input === undefined ? undefined : kernels();
+  const k = own?.k ?? moduleKernels((t.source as { memory: ModuleMemory }).memory);
+  const buffer = own === undefined ? (t.source as { memory: ModuleMemory }).memory.memory.buffer : undefined;
+  // Lined up with the input mod 16 bytes, like the cpu backend's copies (see scanRangeSimd).
+  const at = own === undefined ? (t.source as { at: number }).at : input!.byteOffset % 16;
+  const size = BYTES[t.dtype];
+  const carryBefore = (u: number): number => {
+    if (u === 0) return t.initial;
+    while (Atomics.load(published, u - 1) === 0) {
+      if (Atomics.load(ctrl, UNIT_STOP) !== 0) throw new Error(STOPPED);
+      Atomics.wait(published, u - 1, 0, 50);
+    }
+    return carries[u - 1]!;
+  };
+  return eachClaimedUnit(t, (start, end, u) => {
+    const n = end - start;
+    let addr = at + start * size;
+    let copyMs = 0;
+    if (own !== undefined) {
+      own.reserve(at + n * size);
+      addr = at;
+      copyMs += timedCopy(() => copyInto(new CTORS[t.dtype](own.buffer, at, n), input!.subarray(start, end)));
+    }
+    const total = u === last ? 0 : sumInMemory(k, addr, n, t.dtype);
+    const carry = carryBefore(u);
+    if (u < last) {
+      carries[u] = addCarry(carry, total, t.dtype);
+      Atomics.store(published, u, 1);
+      Atomics.notify(published, u);
+    }
+    scanInMemory(k, addr, n, carry, t.exclusive, t.dtype);
+    if (out !== undefined) copyMs += timedCopy(() => copyInto(out, new CTORS[t.dtype](own?.buffer ?? buffer!, addr, n), start));
+    return copyMs;
+  });
+}
+
+const BYTES: Record<Dtype, number> = { f32: 4, f64: 8, u32: 4, i32: 4 };
 
 type Grid = Float32Array | Float64Array;
 
@@ -431,6 +485,8 @@ export default function run(task: Task): unknown {
     case 'scanLocal':
       scanRange(view(task.input), view(task.out), task.start, task.end, task.carry, task.exclusive, task.dtype);
       return undefined;
+    case 'scanChain':
+      return scanChain(task);
     case 'grid':
       return grid(task);
     case 'ping':

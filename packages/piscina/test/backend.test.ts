@@ -207,11 +207,12 @@ describe('abort', () => {
 });
 
 describe('data path', () => {
-  it('reports where a pooled conv call spent its time, task by task', async () => {
+  it('reports where a pooled conv or chained scan call spent its time, task by task', async () => {
     await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
     const c = conv2dCase([3, 90, 70, 5], 6);
     const l = convLayerCase([9, 2, 30, 26, 6, 5], 7);
     const sharedIn = { ...l, input: shared(l.input) };
+    const sc = scanCase('u32', 300_000, 1);
     // Ordinary inputs (in place in module memory, workers copy out), a shared one (per-worker path), each variant.
     const calls: Array<[string, () => Promise<unknown>, number]> = [
       ['conv2d wasm-simd', () => backend.conv2d(c), 3 * 90],
@@ -219,6 +220,8 @@ describe('data path', () => {
       ['convLayer wasm-simd', () => backend.convLayer(l), 9 * 6],
       ['convLayer shared input', () => backend.convLayer(sharedIn), 9 * 6],
       ['convLayer planes', () => backend.convLayer(l, { variant: 'planes' }), 9 * 6],
+      ['scan wasm-simd', () => backend.scan(sc), 300_000],
+      ['scan shared input', () => backend.scan({ ...sc, input: shared(sc.input as Uint32Array) }), 300_000],
     ];
     for (const [name, call, work] of calls) {
       await call();
@@ -239,7 +242,7 @@ describe('data path', () => {
         expect(t.waitMs + t.kernelMs + t.copyMs, name).toBeLessThanOrEqual(t.endMs - t.startMs + 0.01);
         units += t.units;
       }
-      // Units are bands of rows or blocks of planes: at least one ran, at most one per row or plane.
+      // Units are bands of rows, blocks of planes or ranges of a scan: at least one ran, at most one per row, plane or element.
       expect(units, name).toBeGreaterThan(0);
       expect(units, name).toBeLessThanOrEqual(work);
       expect(p!.tasks.reduce((a, t) => a + t.kernelMs, 0), name).toBeGreaterThan(0);
@@ -247,7 +250,7 @@ describe('data path', () => {
     // Only the module paths with an ordinary input copy output out of module memory on the workers.
     await backend.convLayer(l);
     expect(lastCallStats(backend)!.phases!.tasks.some((t) => t.copyMs > 0)).toBe(true);
-    await backend.scan(scanCase('u32', 300_000, 1));
+    await backend.scan(sc, { variant: 'two-pass' });
     expect(lastCallStats(backend)?.phases).toBeUndefined();
   });
 
@@ -389,9 +392,22 @@ describe('data path', () => {
     await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
     for (const dtype of ['u32', 'i32', 'f32', 'f64'] as const) {
       const sc = scanCase(dtype, 1_234_567, 9, dtype === 'f64', dtype === 'u32' ? 4_294_967_295 : 0);
-      const res = await backend.scan(sc);
+      // Two-pass: a task per chunk sum and per local scan, carries through the calling thread.
+      const res = await backend.scan(sc, { variant: 'two-pass' });
       expect(verifyResult('scan', sc, res.data)).toBeUndefined();
       expect(lastCallStats(backend)?.tasks).toBeGreaterThan(2);
+      // Chained: one task per thread, carries passed between the workers unit by unit, from an
+      // ordinary input (module memory) and a shared one (each worker's own memory), both starting
+      // off the 16-byte alignment the copies keep.
+      const offset = sc.input.subarray(3);
+      for (const input of [offset, shared(sc.input).subarray(3)]) {
+        const c = { ...sc, input };
+        const chained = await backend.scan(c, { variant: 'wasm-simd' });
+        expect(verifyResult('scan', c, chained.data)).toBeUndefined();
+        const stats = lastCallStats(backend)!;
+        expect(stats.tasks).toBe(2);
+        expect(stats.phases!.tasks.reduce((a, t) => a + t.units, 0)).toBeGreaterThan(2);
+      }
     }
   });
 

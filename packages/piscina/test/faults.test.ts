@@ -128,9 +128,18 @@ const CASES: readonly FaultCase[] = [
   {
     op: 'scan',
     what: 'two-pass scan in 4 chunks (3 sums, 4 local scans), a local scan fails',
+    variant: 'two-pass',
     args: () => scanCase('u32', 2_000_000, 4, true, 3),
     out: (a) => new Uint32Array((a as OpArgs<'scan'>).input.length),
     afterTasks: 4,
+  },
+  {
+    op: 'scan',
+    what: "chained scan ('wasm-simd', 2 tasks passing carries unit by unit), the second task fails",
+    variant: 'wasm-simd',
+    args: () => scanCase('f32', 2_000_000, 5, true, 0.5),
+    out: (a) => new Float32Array((a as OpArgs<'scan'>).input.length),
+    afterTasks: 1,
   },
   {
     op: 'gridSearch',

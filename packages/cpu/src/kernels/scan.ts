@@ -1,6 +1,6 @@
 import { copyInto } from '@kernelkit/core';
 import type { ScanArray, ScanDtype } from '@kernelkit/ops';
-import { BAND_BYTES, type WasmKernels } from '../wasm/runtime.js';
+import { BAND_BYTES, type KernelExports, type WasmKernels } from '../wasm/runtime.js';
 
 /**
  * Sequential scan of input[start, end) into out[start, end) starting from `carry`; returns the
@@ -46,6 +46,25 @@ function memoryView(w: WasmKernels, input: ScanArray, at: number, n: number): Sc
 }
 
 /**
+ * Scans the `n` elements at byte `at` of the kernels' memory in place, starting from `carry`;
+ * returns the carry after them (the same numbers as `scanRange`'s).
+ */
+export function scanInMemory(k: KernelExports, at: number, n: number, carry: number, exclusive: boolean, dtype: ScanDtype): number {
+  if (dtype === 'f64') return k.scanF64(at, n, carry, exclusive ? 1 : 0);
+  if (dtype === 'f32') return k.scanF32(at, n, carry, exclusive ? 1 : 0);
+  const c = k.scanI32(at, n, carry | 0, exclusive ? 1 : 0);
+  return dtype === 'u32' ? c >>> 0 : c;
+}
+
+/** Sum of the `n` elements at byte `at` of the kernels' memory: `sumRange` on the WebAssembly SIMD kernels. */
+export function sumInMemory(k: KernelExports, at: number, n: number, dtype: ScanDtype): number {
+  if (dtype === 'f64') return k.sumF64(at, n);
+  if (dtype === 'f32') return k.sumF32(at, n);
+  const s = k.sumI32(at, n);
+  return dtype === 'u32' ? s >>> 0 : s;
+}
+
+/**
  * `scanRange` on the WebAssembly SIMD kernels: each band of at most `bandBytes` is copied into
  * the module's memory, scanned there in place and copied out (two copies). Same results as
  * `scanRange` for integers; floats within the scan tolerance (sums in f64, rounded once per element for f32).
@@ -66,14 +85,13 @@ export function scanRangeSimd(
   // Lined up with the input mod 16 bytes: V8 copies between arrays whose addresses differ by 4 mod 8 several times slower.
   const at = input.byteOffset % 16;
   w.reserve(at + Math.min(band, end - start) * size);
-  const kernel = dtype === 'f64' ? w.k.scanF64 : dtype === 'f32' ? w.k.scanF32 : w.k.scanI32;
-  let acc = dtype === 'u32' ? carry | 0 : carry;
+  let acc = carry;
   for (let a = start; a < end; a += band) {
     const n = Math.min(band, end - a);
     const m = memoryView(w, input, at, n);
     copyInto(m, input.subarray(a, a + n));
-    acc = kernel(at, n, acc, exclusive ? 1 : 0);
+    acc = scanInMemory(w.k, at, n, acc, exclusive, dtype);
     copyInto(out, m, a);
   }
-  return dtype === 'u32' ? acc >>> 0 : acc;
+  return acc;
 }

@@ -44,6 +44,9 @@ export interface KernelExports {
   scanI32(p: number, n: number, carry: number, exclusive: number): number;
   scanF32(p: number, n: number, carry: number, exclusive: number): number;
   scanF64(p: number, n: number, carry: number, exclusive: number): number;
+  sumI32(p: number, n: number): number;
+  sumF32(p: number, n: number): number;
+  sumF64(p: number, n: number): number;
 }
 
 const PAGE = 65536;
