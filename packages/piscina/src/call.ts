@@ -153,7 +153,7 @@ interface SubmitOptions {
 }
 
 /**
- * Where a pooled conv2d or convLayer call's time went, in milliseconds from the call's start:
+ * Where a pooled conv2d, convLayer or chained scan call's time went, in milliseconds from the call's start:
  * the calling thread queues one task per thread and stages the input (`stagedMs`); each task
  * starts on its worker (`startMs`), waits for staged input, runs the kernel and copies its output
  * into the result, and ends (`endMs`); the call has every task's result back at `doneMs`.

@@ -26,7 +26,7 @@ export interface CallStats {
   readonly copiedInBytes: number;
   /** Bytes copied from SharedArrayBuffers into the caller's output (0 when `out` was shared). */
   readonly copiedOutBytes: number;
-  /** Pooled conv2d and convLayer calls: where the time went. */
+  /** Pooled conv2d, convLayer and chained scan calls: where the time went. */
   readonly phases?: CallPhases;
 }
 

@@ -177,8 +177,8 @@ function workloads(): Workload[] {
     const ws = QUICK ? SCAN_WORKLOADS.small : SCAN_WORKLOADS.seed.filter((w) => w.n === 40_000_000);
     for (const w of ws) {
       const warm = { n: 2_000_000, dtype: w.dtype };
-      list.push({ op: 'scan', id: w.id, label: w.label, variant: 'two-pass', mode: 'plain', work: w.n, make: () => makeScanArgs(w), warmup: () => makeScanArgs(warm) });
-      list.push({ op: 'scan', id: w.id, label: `${w.label}, shared in/out`, variant: 'two-pass', mode: 'shared', work: w.n, make: () => shareArgs(makeScanArgs(w)), warmup: () => makeScanArgs(warm) });
+      list.push({ op: 'scan', id: w.id, label: w.label, variant: 'wasm-simd', mode: 'plain', work: w.n, make: () => makeScanArgs(w), warmup: () => makeScanArgs(warm) });
+      list.push({ op: 'scan', id: w.id, label: `${w.label}, shared in/out`, variant: 'wasm-simd', mode: 'shared', work: w.n, make: () => shareArgs(makeScanArgs(w)), warmup: () => makeScanArgs(warm) });
     }
   }
   if (OPS.includes('convLayer')) {
