@@ -286,6 +286,35 @@ function convLayerModule(t: ConvLayerModuleTask): TaskTimes {
   });
 }
 
+/** Where a chained scan's units are scanned: `memory` holds the unit at byte `address(start)` once `place` has run. */
+interface ScanPlace {
+  readonly k: KernelExports;
+  readonly memory: () => SharedArrayBuffer;
+  /** Makes unit [start, end) readable by `k`; returns its byte address and the ms spent copying it there. */
+  readonly place: (start: number, end: number) => [address: number, copyMs: number];
+}
+
+function scanPlace(t: ScanChainTask): ScanPlace {
+  const size = BYTES[t.dtype];
+  const src = t.source;
+  if ('memory' in src) {
+    const buffer = src.memory.memory.buffer;
+    return { k: moduleKernels(src.memory), memory: () => buffer, place: (start) => [src.at + start * size, 0] };
+  }
+  const input = view<View>(src.input);
+  const own = kernels();
+  // Lined up with the input mod 16 bytes, like the cpu backend's copies (see scanRangeSimd).
+  const at = input.byteOffset % 16;
+  return {
+    k: own.k,
+    memory: () => own.buffer,
+    place: (start, end) => {
+      own.reserve(at + (end - start) * size);
+      return [at, timedCopy(() => copyInto(new CTORS[t.dtype](own.buffer, at, end - start), input.subarray(start, end)))];
+    },
+  };
+}
+
 /**
  * The chained scan's units (see `ScanChainTask`): sum, take the carry of the unit before (waiting
  * for it if need be: it is published right after that unit's sum, before its scan), publish this
@@ -296,14 +325,8 @@ function scanChain(t: ScanChainTask): TaskTimes {
   const carries = new Float64Array(t.carries);
   const published = new Int32Array(t.published);
   const last = t.bounds.length - 2;
-  const out = t.out && view(t.out);
-  const input = 'input' in t.source ? view(t.source.input) : undefined;
-  const own = input === undefined ? undefined : kernels();
-  const k = own?.k ?? moduleKernels((t.source as { memory: ModuleMemory }).memory);
-  const buffer = own === undefined ? (t.source as { memory: ModuleMemory }).memory.memory.buffer : undefined;
-  // Lined up with the input mod 16 bytes, like the cpu backend's copies (see scanRangeSimd).
-  const at = own === undefined ? (t.source as { at: number }).at : input!.byteOffset % 16;
-  const size = BYTES[t.dtype];
+  const out = t.out && view<View>(t.out);
+  const { k, memory, place } = scanPlace(t);
   const carryBefore = (u: number): number => {
     if (u === 0) return t.initial;
     while (Atomics.load(published, u - 1) === 0) {
@@ -314,23 +337,17 @@ function scanChain(t: ScanChainTask): TaskTimes {
   };
   return eachClaimedUnit(t, (start, end, u) => {
     const n = end - start;
-    let addr = at + start * size;
-    let copyMs = 0;
-    if (own !== undefined) {
-      own.reserve(at + n * size);
-      addr = at;
-      copyMs += timedCopy(() => copyInto(new CTORS[t.dtype](own.buffer, at, n), input!.subarray(start, end)));
-    }
-    const total = u === last ? 0 : sumInMemory(k, addr, n, t.dtype);
+    const [address, copyInMs] = place(start, end);
+    const total = u === last ? 0 : sumInMemory(k, address, n, t.dtype);
     const carry = carryBefore(u);
     if (u < last) {
       carries[u] = addCarry(carry, total, t.dtype);
       Atomics.store(published, u, 1);
       Atomics.notify(published, u);
     }
-    scanInMemory(k, addr, n, carry, t.exclusive, t.dtype);
-    if (out !== undefined) copyMs += timedCopy(() => copyInto(out, new CTORS[t.dtype](own?.buffer ?? buffer!, addr, n), start));
-    return copyMs;
+    scanInMemory(k, address, n, carry, t.exclusive, t.dtype);
+    if (out === undefined) return copyInMs;
+    return copyInMs + timedCopy(() => copyInto(out, new CTORS[t.dtype](memory(), address, n), start));
   });
 }
 
