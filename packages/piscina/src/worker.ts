@@ -57,7 +57,7 @@ import {
 import { SharedSeen } from './shared-seen.js';
 
 type View = Float32Array | Float64Array | Uint32Array | Int32Array;
-const CTORS: Record<Dtype, new (buf: SharedArrayBuffer, off: number, len: number) => View> = {
+const CTORS: Record<Dtype, { new (buf: SharedArrayBuffer, off: number, len: number): View; readonly BYTES_PER_ELEMENT: number }> = {
   f32: Float32Array,
   f64: Float64Array,
   u32: Uint32Array,
@@ -156,10 +156,10 @@ function barrier(ctrl: Int32Array, participants: number): void {
   }
 }
 
-/** Waits until flag `i` is set (by the main thread), or throws when the call is stopped. */
-function waitFlag(flags: Int32Array, i: number, ctrl: Int32Array): void {
+/** Waits until flag `i` is set (by another thread), or throws once `ctrl[stopAt]` says the call is stopped. */
+function waitFlag(flags: Int32Array, i: number, ctrl: Int32Array, stopAt = CTRL_STOP): void {
   while (Atomics.load(flags, i) === 0) {
-    if (Atomics.load(ctrl, CTRL_STOP) !== 0) throw new Error(STOPPED);
+    if (Atomics.load(ctrl, stopAt) !== 0) throw new Error(STOPPED);
     Atomics.wait(flags, i, 0, 50);
   }
 }
@@ -295,7 +295,7 @@ interface ScanPlace {
 }
 
 function scanPlace(t: ScanChainTask): ScanPlace {
-  const size = BYTES[t.dtype];
+  const size = CTORS[t.dtype].BYTES_PER_ELEMENT;
   const src = t.source;
   if ('memory' in src) {
     const buffer = src.memory.memory.buffer;
@@ -329,10 +329,7 @@ function scanChain(t: ScanChainTask): TaskTimes {
   const { k, memory, place } = scanPlace(t);
   const carryBefore = (u: number): number => {
     if (u === 0) return t.initial;
-    while (Atomics.load(published, u - 1) === 0) {
-      if (Atomics.load(ctrl, UNIT_STOP) !== 0) throw new Error(STOPPED);
-      Atomics.wait(published, u - 1, 0, 50);
-    }
+    waitFlag(published, u - 1, ctrl, UNIT_STOP);
     return carries[u - 1]!;
   };
   return eachClaimedUnit(t, (start, end, u) => {
@@ -350,8 +347,6 @@ function scanChain(t: ScanChainTask): TaskTimes {
     return copyInMs + timedCopy(() => copyInto(out, new CTORS[t.dtype](memory(), address, n), start));
   });
 }
-
-const BYTES: Record<Dtype, number> = { f32: 4, f64: 8, u32: 4, i32: 4 };
 
 type Grid = Float32Array | Float64Array;
 

@@ -2,7 +2,6 @@ import { addCarry, scanRange, scanRangeSimd, SHARED_MEMORY_MAX_BYTES, wasmSuppor
 import { copyInto, now } from '@kernelkit/core';
 import { allocScanOutput, type OpContext, type OpImplementation, type OpOutput, type ScanArray, type ScanProblem } from '@kernelkit/ops';
 import { split, type Call } from '../call.js';
-import type { Task } from '../protocol.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
 /** Smallest chunk worth a task (~0.1–0.3 ms of scanning). */
@@ -16,29 +15,26 @@ const CHUNKS_PER_THREAD = 2;
 
 type Ctor<T> = new (buffer: SharedArrayBuffer | number, byteOffset?: number, length?: number) => T;
 
-/** What one two-pass scan call sends: how chunk [c0, c1) is staged, summed and scanned from `carry`. */
-interface TwoPassTasks {
-  readonly stage: (c0: number, c1: number) => void;
-  readonly sum: (c0: number, c1: number) => Task;
-  readonly local: (c0: number, c1: number, carry: number) => Task;
-  /** The local scans write over the staged input: chunk i's waits for chunk i's sum. */
-  readonly inPlace: boolean;
-}
-
 /**
- * Two-pass parallel scan over 2 chunks per thread:
+ * `two-pass`, the JavaScript kernels, over 2 chunks per thread:
  *   1. per-chunk sums (workers; the last chunk's sum is never needed),
  *   2. carries on the main thread: carry[i] = initial ⊕ sum[0] ⊕ … ⊕ sum[i−1] (wrapping for
  *      integers, so u32/i32 are bit-exact; f64 for floats, like the sequential scan's accumulator),
- *   3. local scans of each chunk from its carry (workers).
- * Steps 2–3 are pipelined: chunk i's local scan is queued the moment sums 0…i−1 are known (and,
- * when it writes over the input, chunk i's own sum, which must read the chunk first).
+ *   3. local scans of each chunk from its carry (workers), with `scanRange`, the CPU backend's kernel.
+ * Steps 2–3 are pipelined: chunk i's local scan is queued the moment sums 0…i−1 are known. The
+ * local scans write the result directly (see `SharedOutput`); only for a caller's ordinary `out`
+ * do they write over our copy of the input, which saves a buffer, and chunk i's local scan then
+ * also waits for chunk i's own sum task, which must read the chunk before it is overwritten.
  */
-async function twoPass(env: Env, call: Call, p: ScanProblem, t: TwoPassTasks): Promise<void> {
+async function twoPass(env: Env, call: Call, p: ScanProblem, ctx: OpContext<ScanArray>): Promise<OpOutput<ScanArray>> {
   const n = p.input.length;
+  const input = call.input<ScanArray>(p.input);
+  const out = call.output(p.input.constructor as Ctor<ScanArray>, n, ctx.out, input.owned ? input.view : undefined);
   const chunks = split(n, Math.max(1, Math.min(env.pool.threads * CHUNKS_PER_THREAD, Math.floor(n / MIN_CHUNK))));
   const sums: Array<number | undefined> = new Array<number | undefined>(chunks.length);
   const carries: number[] = [p.initial];
+  // Writing over the input: chunk i may be overwritten only after its own sum task read it.
+  const inPlace = out.view.buffer === input.view.buffer;
   let next = 0;
   const advance = (): void => {
     while (next < chunks.length) {
@@ -47,22 +43,24 @@ async function twoPass(env: Env, call: Call, p: ScanProblem, t: TwoPassTasks): P
         if (s === undefined) return;
         carries[next] = addCarry(carries[next - 1]!, s, p.dtype);
       }
-      if (t.inPlace && next < chunks.length - 1 && sums[next] === undefined) return;
+      if (inPlace && next < chunks.length - 1 && sums[next] === undefined) return;
       const [c0, c1] = chunks[next]!;
-      call.submit(t.local(c0, c1, carries[next]!));
+      call.submit({ kind: 'scanLocal', input: input.ref, out: out.ref, start: c0, end: c1, carry: carries[next]!, exclusive: p.exclusive, dtype: p.dtype });
       next++;
     }
   };
-  for (let i = 0; i < chunks.length; i++) {
+  for (let i = 0; i < chunks.length - 1; i++) {
     const [c0, c1] = chunks[i]!;
-    t.stage(c0, c1);
-    if (i === chunks.length - 1) break;
-    call.submit(t.sum(c0, c1), (s: number) => {
+    input.ensure(c1);
+    call.submit({ kind: 'scanSum', input: input.ref, start: c0, end: c1, dtype: p.dtype }, (s: number) => {
       sums[i] = s;
       advance();
     });
   }
+  input.ensure(n);
   advance();
+  await call.finish(() => out.complete());
+  return { data: out.result(), ...copyTimes(call, ctx.timing) };
 }
 
 /**
@@ -128,43 +126,27 @@ async function chained(env: Env, call: Call, p: ScanProblem, ctx: OpContext<Scan
   return { data: out.result(), ...copyTimes(call, ctx.timing) };
 }
 
-/**
- * `two-pass` (the JavaScript kernels) reads a shared copy of the input and writes the result
- * itself (fresh, or a shared `out`); for an ordinary `out` it writes over its own copy of the
- * input, which is copied into `out` at the end.
- */
+/** `wasm-simd` (the default where the runtime has WebAssembly SIMD) is `chained`, `two-pass` the JavaScript kernels. */
 export function scanOp(env: Env): OpImplementation<'scan'> {
   // Inline calls run the cpu backend's default kernel: WebAssembly SIMD where the runtime has it.
   const s = wasmSupport();
   const simd = 'module' in s ? s : undefined;
-  const run = async (p: ScanProblem, ctx: OpContext<ScanArray>, useSimd: boolean): Promise<OpOutput<ScanArray>> => {
+  const run = (p: ScanProblem, ctx: OpContext<ScanArray>, pooled: typeof twoPass): Promise<OpOutput<ScanArray>> => {
     const n = p.input.length;
     if (inline(env, 'scan', n)) {
       const out = ctx.out ?? allocScanOutput(p.input);
       if (simd !== undefined) withKernels(simd, (w) => scanRangeSimd(w, p.input, out, 0, n, p.initial, p.exclusive, p.dtype));
       else scanRange(p.input, out, 0, n, p.initial, p.exclusive, p.dtype);
-      return { data: out, notes: [INLINE_NOTE] };
+      return Promise.resolve({ data: out, notes: [INLINE_NOTE] });
     }
-    const call = newCall(env, 'scan', ctx.signal);
-    if (useSimd) return chained(env, call, p, ctx);
-    const { dtype, exclusive } = p;
-    const input = call.input<ScanArray>(p.input);
-    const out = call.output(p.input.constructor as Ctor<ScanArray>, n, ctx.out, input.owned ? input.view : undefined);
-    await twoPass(env, call, p, {
-      stage: (_c0, c1) => input.ensure(c1),
-      sum: (start, end) => ({ kind: 'scanSum', input: input.ref, start, end, dtype }),
-      local: (start, end, carry) => ({ kind: 'scanLocal', input: input.ref, out: out.ref, start, end, carry, exclusive, dtype }),
-      inPlace: out.view.buffer === input.view.buffer,
-    });
-    await call.finish(() => out.complete());
-    return { data: out.result(), ...copyTimes(call, ctx.timing) };
+    return pooled(env, newCall(env, 'scan', ctx.signal), p, ctx);
   };
-  const twoPassJs: OpImplementation<'scan'>['variants'][string] = (p, ctx) => run(p, ctx, false);
+  const twoPassJs: OpImplementation<'scan'>['variants'][string] = (p, ctx) => run(p, ctx, twoPass);
   if (simd === undefined) return { defaultVariant: 'two-pass', variants: { 'two-pass': twoPassJs } };
   return {
     defaultVariant: 'wasm-simd',
     variants: {
-      'wasm-simd': (p, ctx) => run(p, ctx, true),
+      'wasm-simd': (p, ctx) => run(p, ctx, chained),
       'two-pass': twoPassJs,
     },
   };
