@@ -11,8 +11,21 @@ import type { GridSearchProblem } from '@kernelkit/ops';
  */
 export type PointCallback = (x: Float64Array) => boolean;
 
+/**
+ * The problem's fields read once per kernel call: the hot loops must not touch the problem
+ * object itself, whose `axes` is a lazy getter (validateGridSearch), and a getter read per
+ * grid point keeps V8 from optimising the loops fully.
+ */
 interface Ctx {
-  readonly p: GridSearchProblem;
+  readonly d: number;
+  readonly m: number;
+  readonly counts: readonly number[];
+  readonly axes: readonly Float64Array[];
+  readonly dims: GridSearchProblem['dims'];
+  /** Coefficients, row-major m×d. */
+  readonly c: Float64Array;
+  readonly targets: Float64Array;
+  readonly tolerances: Float64Array;
   /** Partial sums: P[(j+1)·m + i] after fixing x_0..x_j; row 0 is zeros. */
   readonly P: Float64Array;
   readonly x: Float64Array;
@@ -25,39 +38,37 @@ interface Ctx {
 }
 
 function makeCtx(p: GridSearchProblem, emit: PointCallback, lastLo: number, lastHi: number): Ctx {
-  const lastC = new Float64Array(p.m);
-  for (let i = 0; i < p.m; i++) lastC[i] = p.coefficients[i * p.d + p.d - 1]!;
-  return { p, P: new Float64Array((p.d + 1) * Math.max(1, p.m)), x: new Float64Array(p.d), emit, lastC, lastLo, lastHi: Math.min(lastHi, p.counts[p.d - 1]!) };
+  const { d, m, counts, dims, coefficients: c, targets, tolerances } = p;
+  const lastC = new Float64Array(m);
+  for (let i = 0; i < m; i++) lastC[i] = c[i * d + d - 1]!;
+  return {
+    d, m, counts, axes: p.axes, dims, c, targets, tolerances,
+    P: new Float64Array((d + 1) * Math.max(1, m)), x: new Float64Array(d), emit, lastC, lastLo, lastHi: Math.min(lastHi, counts[d - 1]!),
+  };
 }
 
 /** Sets x_j = axes[j][r] and the partial sums of level j+1. */
 function fix(ctx: Ctx, j: number, r: number): void {
-  const { p, P, x } = ctx;
-  const m = p.m;
-  const xv = p.axes[j]![r]!;
+  const { d, m, c, P, x } = ctx;
+  const xv = ctx.axes[j]![r]!;
   x[j] = xv;
-  const c = p.coefficients;
-  for (let i = 0; i < m; i++) P[(j + 1) * m + i] = P[j * m + i]! + c[i * p.d + j]! * xv;
+  for (let i = 0; i < m; i++) P[(j + 1) * m + i] = P[j * m + i]! + c[i * d + j]! * xv;
 }
 
 /** Exact test of the last coordinate given the partial sums through x_{D-2}. */
 function lastPasses(ctx: Ctx, xv: number): boolean {
-  const { p, P } = ctx;
-  const m = p.m;
-  const j = p.d - 1;
+  const { d, m, c, P, targets: t, tolerances: e } = ctx;
+  const j = d - 1;
   const base = j * m;
-  const c = p.coefficients;
-  const t = p.targets;
-  const e = p.tolerances;
   for (let i = 0; i < m; i++) {
-    const s = P[base + i]! + c[i * p.d + j]! * xv;
+    const s = P[base + i]! + c[i * d + j]! * xv;
     if (!(Math.abs(s - t[i]!) <= e[i]!)) return false;
   }
   return true;
 }
 
 function decodePrefix(ctx: Ctx, outer: number, index: number): void {
-  const counts = ctx.p.counts;
+  const counts = ctx.counts;
   const rs: number[] = new Array<number>(outer);
   for (let j = outer - 1; j >= 0; j--) {
     rs[j] = index % counts[j]!;
@@ -76,9 +87,8 @@ export function prefixCount(p: GridSearchProblem, outer: number): number {
 // ---------------------------------------------------------------- naive (brute force)
 
 function naiveFrom(ctx: Ctx, j: number): boolean {
-  const { p } = ctx;
-  const count = p.counts[j]!;
-  if (j === p.d - 1) return naiveLast(ctx);
+  const count = ctx.counts[j]!;
+  if (j === ctx.d - 1) return naiveLast(ctx);
   for (let r = 0; r < count; r++) {
     fix(ctx, j, r);
     if (!naiveFrom(ctx, j + 1)) return false;
@@ -91,14 +101,13 @@ function naiveFrom(ctx: Ctx, j: number): boolean {
  * everything it touches in locals (this loop runs ~10^11 times on the full CS610 grid).
  */
 function naiveLast(ctx: Ctx): boolean {
-  const { p, P, x, lastC } = ctx;
-  const m = p.m;
-  const j = p.d - 1;
-  const axis = p.axes[j]!;
+  const { d, m, P, x, lastC } = ctx;
+  const j = d - 1;
+  const axis = ctx.axes[j]!;
   const count = ctx.lastHi;
   const base = j * m;
-  const t = p.targets;
-  const e = p.tolerances;
+  const t = ctx.targets;
+  const e = ctx.tolerances;
   for (let r = ctx.lastLo; r < count; r++) {
     const xv = axis[r]!;
     let i = 0;
@@ -136,9 +145,8 @@ export function gridNaiveRange(p: GridSearchProblem, outer: number, start: numbe
 
 function lastPassesFull(ctx: Ctx): boolean {
   // fix() already filled P through level d; the test is |P_d − t| <= e.
-  const { p, P } = ctx;
-  const m = p.m;
-  for (let i = 0; i < m; i++) if (!(Math.abs(P[p.d * m + i]! - p.targets[i]!) <= p.tolerances[i]!)) return false;
+  const { d, m, P, targets, tolerances } = ctx;
+  for (let i = 0; i < m; i++) if (!(Math.abs(P[d * m + i]! - targets[i]!) <= tolerances[i]!)) return false;
   return true;
 }
 
@@ -181,11 +189,10 @@ function pruneBounds(p: GridSearchProblem): Bounds {
 
 /** True when no completion of the prefix x_0..x_{j-1} can satisfy every constraint. */
 function infeasible(ctx: Ctx, b: Bounds, j: number): boolean {
-  const { p, P } = ctx;
-  const m = p.m;
+  const { m, P, targets, tolerances } = ctx;
   for (let i = 0; i < m; i++) {
-    const s = P[j * m + i]! - p.targets[i]!;
-    const e = p.tolerances[i]! + b.slack[i]!;
+    const s = P[j * m + i]! - targets[i]!;
+    const e = tolerances[i]! + b.slack[i]!;
     if (s + b.lo[j * m + i]! > e || s + b.hi[j * m + i]! < -e) return true;
   }
   return false;
@@ -196,16 +203,15 @@ function infeasible(ctx: Ctx, b: Bounds, j: number): boolean {
  * one index and the slack so rounding in the division cannot exclude a passing point.
  */
 function lastRange(ctx: Ctx, b: Bounds, out: Float64Array): void {
-  const { p, P } = ctx;
-  const m = p.m;
-  const j = p.d - 1;
-  const g = p.dims[j]!;
+  const { d, m, c, P, targets, tolerances } = ctx;
+  const j = d - 1;
+  const g = ctx.dims[j]!;
   let rLo = 0;
-  let rHi = p.counts[j]! - 1;
+  let rHi = ctx.counts[j]! - 1;
   for (let i = 0; i < m && rLo <= rHi; i++) {
-    const ci = p.coefficients[i * p.d + j]!;
-    const s = P[j * m + i]! - p.targets[i]!;
-    const e = p.tolerances[i]! + b.slack[i]!;
+    const ci = c[i * d + j]!;
+    const s = P[j * m + i]! - targets[i]!;
+    const e = tolerances[i]! + b.slack[i]!;
     if (ci === 0) {
       if (Math.abs(s) > e) rHi = -1;
       continue;
@@ -224,10 +230,10 @@ function lastRange(ctx: Ctx, b: Bounds, out: Float64Array): void {
 }
 
 function prunedFrom(ctx: Ctx, b: Bounds, j: number, range: Float64Array): boolean {
-  const { p, x } = ctx;
+  const { x } = ctx;
   if (infeasible(ctx, b, j)) return true;
-  const axis = p.axes[j]!;
-  if (j === p.d - 1) {
+  const axis = ctx.axes[j]!;
+  if (j === ctx.d - 1) {
     lastRange(ctx, b, range);
     const hi = Math.min(range[1]!, ctx.lastHi - 1);
     for (let r = Math.max(range[0]!, ctx.lastLo); r <= hi; r++) {
@@ -239,7 +245,7 @@ function prunedFrom(ctx: Ctx, b: Bounds, j: number, range: Float64Array): boolea
     }
     return true;
   }
-  const count = p.counts[j]!;
+  const count = ctx.counts[j]!;
   for (let r = 0; r < count; r++) {
     fix(ctx, j, r);
     if (!prunedFrom(ctx, b, j + 1, range)) return false;
