@@ -621,3 +621,162 @@ export function sumF64(p: usize, n: i32): f64 {
   }
   return s;
 }
+
+// ---------------------------------------------------------------- grid search (pruned)
+// The pruned depth-first search of src/kernels/grid-search.ts over a run of prefixes, with the
+// constraints two at a time in f64x2 lanes. Every lane computes what the JavaScript computes for
+// its constraint (separate multiply and add, never fused: the final test must match the f64
+// reference bit for bit), so the same sub-grids are pruned and the same points pass. The header
+// at `g` (GRID_* in src/kernels/grid-search.ts) holds the layout and the search's position, so
+// a search that fills `out` returns and resumes on the next call.
+
+/** The constraints of P's row `j` that no completion of the prefix can satisfy: any lane set. */
+// @ts-ignore: decorator
+@inline function gridInfeasible(P: usize, T: usize, eS: usize, lo: usize, hi: usize, rowBytes: usize, j: i32): bool {
+  const at = <usize>j * rowBytes;
+  let bad = i64x2.splat(0);
+  for (let i: usize = 0; i < rowBytes; i += 16) {
+    const s = f64x2.sub(v128.load(P + at + i), v128.load(T + i));
+    const e = v128.load(eS + i);
+    const above = f64x2.gt(f64x2.add(s, v128.load(lo + at + i)), e);
+    const below = f64x2.lt(f64x2.add(s, v128.load(hi + at + i)), f64x2.neg(e));
+    bad = v128.or(bad, v128.or(above, below));
+  }
+  return v128.any_true(bad);
+}
+
+/** x_j = axis_j[r] and P's row j + 1 = row j + c_j · x_j. */
+// @ts-ignore: decorator
+@inline function gridFix(P: usize, cT: usize, X: usize, axes: usize, axisOff: usize, rowBytes: usize, j: i32, r: i32): void {
+  const xv = load<f64>(axes + ((<usize>load<i32>(axisOff + (<usize>j << 2)) + <usize>r) << 3));
+  store<f64>(X + (<usize>j << 3), xv);
+  const src = P + <usize>j * rowBytes;
+  const c = cT + <usize>j * rowBytes;
+  const xs = f64x2.splat(xv);
+  for (let i: usize = 0; i < rowBytes; i += 16) v128.store(src + rowBytes + i, f64x2.add(v128.load(src + i), f64x2.mul(v128.load(c + i), xs)));
+}
+
+// Header fields (byte offsets; i32 unless f64), mirrored by GRID_* in src/kernels/grid-search.ts.
+const G_D = 0, G_M = 4, G_MP = 8, G_OUTER = 12, G_LAST_LO = 16, G_LAST_HI = 20;
+const G_CT = 24, G_T = 28, G_ES = 32, G_E = 36, G_LO = 40, G_HI = 44, G_P = 48, G_X = 52, G_AXES = 56, G_AXIS_OFF = 60, G_COUNTS = 64, G_POS = 68;
+const G_LEVEL = 72, G_LAST_END = 76, G_LOWER = 80, G_STEP = 88, G_PREFIX = 96, G_PREFIX_END = 104;
+
+/**
+ * Continues the search the header at `g` describes, writing passing points (d f64 each, in
+ * lexicographic order) at `out`; returns how many, at most `cap`. Fewer than `cap`: the run of
+ * prefixes is done. Constraint rows are `mP` (m rounded up to even) f64 long, the padding lanes
+ * set so that they never prune.
+ */
+export function gridPruned(g: usize, out: usize, cap: i32): i32 {
+  const d = load<i32>(g, G_D), m = load<i32>(g, G_M), outer = load<i32>(g, G_OUTER);
+  const lastLo = load<i32>(g, G_LAST_LO), lastHi = load<i32>(g, G_LAST_HI);
+  const rowBytes = <usize>load<i32>(g, G_MP) << 3;
+  const cT = <usize>load<i32>(g, G_CT), T = <usize>load<i32>(g, G_T), eS = <usize>load<i32>(g, G_ES), E = <usize>load<i32>(g, G_E);
+  const lo = <usize>load<i32>(g, G_LO), hi = <usize>load<i32>(g, G_HI), P = <usize>load<i32>(g, G_P), X = <usize>load<i32>(g, G_X);
+  const axes = <usize>load<i32>(g, G_AXES), axisOff = <usize>load<i32>(g, G_AXIS_OFF), counts = <usize>load<i32>(g, G_COUNTS), pos = <usize>load<i32>(g, G_POS);
+  const lower = load<f64>(g, G_LOWER), step = load<f64>(g, G_STEP);
+  const last = d - 1;
+  const lastRow = <usize>last * rowBytes;
+  const lastAxis = axes + (<usize>load<i32>(axisOff + (<usize>last << 2)) << 3);
+  const pointBytes = <usize>d << 3;
+  let level = load<i32>(g, G_LEVEL);
+  let lastEnd = load<i32>(g, G_LAST_END);
+  let written = 0;
+  for (;;) {
+    if (level < outer) {
+      // The next prefix: decode its digits (x1 slowest) and fix its rows.
+      const prefix = load<f64>(g, G_PREFIX);
+      if (prefix >= load<f64>(g, G_PREFIX_END)) {
+        store<i32>(g, -1, G_LEVEL);
+        return written;
+      }
+      store<f64>(g, prefix + 1, G_PREFIX);
+      let idx = <i64>prefix;
+      for (let j = outer - 1; j >= 0; j--) {
+        const n = <i64>load<i32>(counts + (<usize>j << 2));
+        store<i32>(pos + (<usize>j << 2), <i32>(idx % n));
+        idx /= n;
+      }
+      for (let j = 0; j < outer; j++) gridFix(P, cT, X, axes, axisOff, rowBytes, j, load<i32>(pos + (<usize>j << 2)));
+      if (gridInfeasible(P, T, eS, lo, hi, rowBytes, outer)) {
+        level = -1;
+        continue;
+      }
+      level = outer;
+    } else if (level == last) {
+      let r = load<i32>(pos + (<usize>last << 2));
+      for (; r <= lastEnd; r++) {
+        const xv = load<f64>(lastAxis + (<usize>r << 3));
+        let i = 0;
+        for (; i < m; i++) {
+          const at = <usize>i << 3;
+          const s = load<f64>(P + lastRow + at) + load<f64>(cT + lastRow + at) * xv;
+          if (!(Math.abs(s - load<f64>(T + at)) <= load<f64>(E + at))) break;
+        }
+        if (i < m) continue;
+        if (written == cap) {
+          store<i32>(pos + (<usize>last << 2), r);
+          store<i32>(g, level, G_LEVEL);
+          store<i32>(g, lastEnd, G_LAST_END);
+          return written;
+        }
+        const o = out + <usize>written * pointBytes;
+        memory.copy(o, X, pointBytes - 8);
+        store<f64>(o + pointBytes - 8, xv);
+        written++;
+      }
+      level--;
+      continue;
+    } else {
+      const at = pos + (<usize>level << 2);
+      const r = load<i32>(at);
+      if (r >= load<i32>(counts + (<usize>level << 2))) {
+        level--;
+        continue;
+      }
+      store<i32>(at, r + 1);
+      gridFix(P, cT, X, axes, axisOff, rowBytes, level, r);
+      if (gridInfeasible(P, T, eS, lo, hi, rowBytes, level + 1)) continue;
+      level++;
+    }
+    // Entering `level`, feasible so far: start its axis, or on the last one the range of
+    // indices each constraint's linear bound allows (widened by one index and the slack).
+    if (level < last) {
+      store<i32>(pos + (<usize>level << 2), 0);
+      continue;
+    }
+    let rLo: f64 = 0;
+    let rHi: f64 = <f64>(load<i32>(counts + (<usize>last << 2)) - 1);
+    for (let i = 0; i < m && rLo <= rHi; i++) {
+      const at = <usize>i << 3;
+      const ci = load<f64>(cT + lastRow + at);
+      const s = load<f64>(P + lastRow + at) - load<f64>(T + at);
+      const e = load<f64>(eS + at);
+      if (ci == 0) {
+        if (Math.abs(s) > e) rHi = -1;
+        continue;
+      }
+      let t0 = (-e - s) / ci;
+      let t1 = (e - s) / ci;
+      if (ci < 0) {
+        const t = t0;
+        t0 = t1;
+        t1 = t;
+      }
+      const a = Math.ceil((t0 - lower) / step) - 1;
+      const z = Math.floor((t1 - lower) / step) + 1;
+      if (a > rLo) rLo = a;
+      if (z < rHi) rHi = z;
+    }
+    const from = rLo > <f64>lastLo ? rLo : <f64>lastLo;
+    const to = rHi < <f64>(lastHi - 1) ? rHi : <f64>(lastHi - 1);
+    if (from > to) {
+      store<i32>(pos + (<usize>last << 2), 1);
+      lastEnd = 0;
+    } else {
+      store<i32>(pos + (<usize>last << 2), <i32>from);
+      lastEnd = <i32>to;
+    }
+  }
+  return written; // not reached: the loop returns
+}

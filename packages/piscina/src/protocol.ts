@@ -247,10 +247,13 @@ export interface SharedGridProblem {
   readonly data: Ref;
 }
 
+/** Which range kernel a grid task runs: the pruned search on the WebAssembly SIMD kernels or in JavaScript, or the brute force. */
+export type GridKernel = 'wasm-simd' | 'pruned' | 'naive';
+
 export interface GridTask {
   readonly kind: 'grid';
   readonly problem: SharedGridProblem;
-  readonly pruned: boolean;
+  readonly kernel: GridKernel;
   readonly outer: number;
   readonly start: number;
   readonly end: number;

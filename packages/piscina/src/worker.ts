@@ -13,6 +13,7 @@ import {
   convLayerPlanesSimd,
   gridNaiveRange,
   gridPrunedRange,
+  gridPrunedRangeSimd,
   packedLength,
   addCarry,
   scanInMemory,
@@ -464,8 +465,12 @@ function gridProblem(s: SharedGridProblem): GridSearchProblem {
 function grid(t: GridTask): ReturnType<typeof move> | { exceeded: true } {
   const p = gridProblem(t.problem);
   const sink = new PointSink(p.d, p.maxPoints, 256);
-  const kernel = t.pruned ? gridPrunedRange : gridNaiveRange;
-  if (!kernel(p, t.outer, t.start, t.end, (x) => sink.push(x))) return { exceeded: true };
+  const emit = (x: Float64Array): boolean => sink.push(x);
+  const ok =
+    t.kernel === 'wasm-simd'
+      ? gridPrunedRangeSimd(kernels(), p, t.outer, t.start, t.end, emit)
+      : (t.kernel === 'pruned' ? gridPrunedRange : gridNaiveRange)(p, t.outer, t.start, t.end, emit);
+  if (!ok) return { exceeded: true };
   return move(sink.finish().points);
 }
 

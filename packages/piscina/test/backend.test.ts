@@ -59,7 +59,7 @@ describe('options', () => {
     expect(backend.info).toMatchObject({ name: 'piscina', threads: os.availableParallelism(), software: false, capabilities: { f64: true } });
     expect(backend.info.description).toMatch(/Piscina worker pool, \d+ threads? on /);
     expect(backend.variants('stencil3d')).toEqual(['wasm-simd', 'slabs', 'slabs-per-step']);
-    expect(backend.variants('gridSearch')).toEqual(['pruned', 'naive']);
+    expect(backend.variants('gridSearch')).toEqual(['wasm-simd', 'pruned', 'naive']);
   });
 
   it('takes minThreads and maxThreads', async () => {

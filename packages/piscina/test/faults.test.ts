@@ -148,6 +148,13 @@ const CASES: readonly FaultCase[] = [
     args: () => ({ dims: [0, 1, 2, 3].map(() => ({ lower: 0, upper: 12, step: 0.5 })), coefficients: [1, 1, 1, 1], targets: [20], tolerances: [2] }),
     afterTasks: 4,
   },
+  {
+    op: 'gridSearch',
+    what: 'grid search on the WebAssembly kernels in 16 tasks, task 5 fails',
+    variant: 'wasm-simd',
+    args: () => ({ dims: [0, 1, 2, 3].map(() => ({ lower: 0, upper: 12, step: 0.5 })), coefficients: [1, 1, 1, 1], targets: [20], tolerances: [2] }),
+    afterTasks: 4,
+  },
 ];
 
 describe('injected worker faults mid-op', () => {

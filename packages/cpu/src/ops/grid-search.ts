@@ -1,8 +1,9 @@
 import { LimitExceededError } from '@kernelkit/core';
 import { PointSink, type GridSearchProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import type { GridPoints } from '@kernelkit/ops';
-import { gridNaiveRange, gridPrunedRange, prefixCount } from '../kernels/grid-search.js';
+import { gridNaiveRange, gridPrunedRange, gridPrunedRangeSimd, prefixCount, type PointCallback } from '../kernels/grid-search.js';
 import { forSlices } from '../wasm/pace.js';
+import { withKernels, type WasmSupport } from '../wasm/runtime.js';
 
 
 /** Prefix dimensions per slice: enough slices for smooth progress and prompt abort. */
@@ -19,13 +20,16 @@ export function limitError(p: GridSearchProblem): LimitExceededError {
 /** Grid points per slice between abort checks (a few ms of the naive kernel; the pruned one skips most). */
 const SLICE_POINTS = 2 ** 20;
 
+/** A range kernel: the points of prefixes [start, end) (and of [lastLo, lastHi) of the last axis) to `emit`, false when it asked to stop. */
+type RangeKernel = (p: GridSearchProblem, outer: number, start: number, end: number, emit: PointCallback, lastLo?: number, lastHi?: number) => boolean;
+
 /**
  * Runs the search one slice of about SLICE_POINTS points at a time, pacing between slices so
  * that `signal` can cancel a long run and `onProgress` can report it. A slice is a run of
  * prefixes (the first `outer` dimensions), or, when the last axis alone is longer than a
  * slice, one prefix and a run of the last axis.
  */
-function sliced(kernel: typeof gridNaiveRange) {
+function sliced(kernel: RangeKernel) {
   return async (p: GridSearchProblem, ctx: OpContext<GridPoints>): Promise<OpOutput<GridPoints>> => {
     const sink = new PointSink(p.d, p.maxPoints);
     if (p.total === 0) return { data: sink.finish() };
@@ -53,10 +57,15 @@ function sliced(kernel: typeof gridNaiveRange) {
   };
 }
 
-export const gridSearch: OpImplementation<'gridSearch'> = {
-  defaultVariant: 'pruned',
-  variants: {
-    pruned: sliced(gridPrunedRange),
-    naive: sliced(gridNaiveRange),
-  },
-};
+/** `simd`: the runtime's WebAssembly SIMD support; without it only the JavaScript kernels are offered. */
+export function gridSearchOp(simd: WasmSupport | undefined): OpImplementation<'gridSearch'> {
+  const js = { pruned: sliced(gridPrunedRange), naive: sliced(gridNaiveRange) };
+  if (simd === undefined) return { defaultVariant: 'pruned', variants: js };
+  return {
+    defaultVariant: 'wasm-simd',
+    variants: {
+      'wasm-simd': (p, ctx) => withKernels(simd, (w) => sliced((...a) => gridPrunedRangeSimd(w, ...a))(p, ctx)),
+      ...js,
+    },
+  };
+}

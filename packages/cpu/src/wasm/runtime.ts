@@ -47,6 +47,7 @@ export interface KernelExports {
   sumI32(p: number, n: number): number;
   sumF32(p: number, n: number): number;
   sumF64(p: number, n: number): number;
+  gridPruned(header: number, out: number, cap: number): number;
 }
 
 const PAGE = 65536;

@@ -1,7 +1,7 @@
-import { gridNaiveRange, gridPrunedRange, limitError, outerDims, prefixCount } from '@kernelkit/cpu';
+import { gridNaiveRange, gridPrunedRange, gridPrunedRangeSimd, limitError, outerDims, prefixCount, wasmSupport, withKernels, type PointCallback } from '@kernelkit/cpu';
 import { PointSink, type GridPoints, type GridSearchProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import { split } from '../call.js';
-import type { GridTaskResult, SharedGridProblem } from '../protocol.js';
+import type { GridKernel, GridTaskResult, SharedGridProblem } from '../protocol.js';
 import { INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
 /** Tasks per thread: pruning makes prefixes very uneven, so many small tasks balance the load. */
@@ -31,14 +31,17 @@ function share(p: GridSearchProblem, sab: SharedArrayBuffer): SharedGridProblem 
   return { id: nextProblemId++, meta: { dims, d, m, counts, total, maxPoints }, data: { buf: sab, off: 0, len: all.length, dtype: 'f64' } };
 }
 
-function searchOn(env: Env, pruned: boolean) {
+/** A search on this thread, for calls run inline: the points of prefixes [start, end) to `emit`, false when it asked to stop. */
+type InlineKernel = (p: GridSearchProblem, outer: number, start: number, end: number, emit: PointCallback) => boolean;
+
+/** `kernel` runs on the workers, `here` on this thread when the call runs inline. */
+function searchOn(env: Env, kernel: GridKernel, here: InlineKernel) {
   return async (p: GridSearchProblem, ctx: OpContext<GridPoints>): Promise<OpOutput<GridPoints>> => {
     if (p.total === 0) return { data: { count: 0, dims: p.d, points: new Float64Array(0) } };
     if (inline(env, 'gridSearch', p.total)) {
       const sink = new PointSink(p.d, p.maxPoints);
       const outer = outerDims(p, 1);
-      const kernel = pruned ? gridPrunedRange : gridNaiveRange;
-      if (!kernel(p, outer, 0, prefixCount(p, outer), (x) => sink.push(x))) throw limitError(p);
+      if (!here(p, outer, 0, prefixCount(p, outer), (x) => sink.push(x))) throw limitError(p);
       ctx.onProgress?.({ done: 1, total: 1, unit: 'tasks' });
       return { data: sink.finish(), notes: [INLINE_NOTE] };
     }
@@ -53,7 +56,7 @@ function searchOn(env: Env, pruned: boolean) {
     let done = 0;
     let count = 0;
     ranges.forEach(([start, end], i) => {
-      call.submit({ kind: 'grid', problem: shared, pruned, outer, start, end }, (r: GridTaskResult) => {
+      call.submit({ kind: 'grid', problem: shared, kernel, outer, start, end }, (r: GridTaskResult) => {
         if (!(r instanceof Float64Array)) throw limitError(p);
         count += r.length / p.d;
         if (count > p.maxPoints) throw limitError(p);
@@ -72,12 +75,11 @@ function searchOn(env: Env, pruned: boolean) {
   };
 }
 
+/** `wasm-simd` (the pruned search on the WebAssembly SIMD kernels, in every worker) is the default where the runtime has WebAssembly SIMD. */
 export function gridSearchOp(env: Env): OpImplementation<'gridSearch'> {
-  return {
-    defaultVariant: 'pruned',
-    variants: {
-      pruned: searchOn(env, true),
-      naive: searchOn(env, false),
-    },
-  };
+  const s = wasmSupport();
+  const js = { pruned: searchOn(env, 'pruned', gridPrunedRange), naive: searchOn(env, 'naive', gridNaiveRange) };
+  if (!('module' in s)) return { defaultVariant: 'pruned', variants: js };
+  const simd: InlineKernel = (...a) => withKernels(s, (w) => gridPrunedRangeSimd(w, ...a));
+  return { defaultVariant: 'wasm-simd', variants: { 'wasm-simd': searchOn(env, 'wasm-simd', simd), ...js } };
 }
