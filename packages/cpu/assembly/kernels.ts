@@ -627,7 +627,7 @@ export function sumF64(p: usize, n: i32): f64 {
 // constraints two at a time in f64x2 lanes. Every lane computes what the JavaScript computes for
 // its constraint (separate multiply and add, never fused: the final test must match the f64
 // reference bit for bit), so the same sub-grids are pruned and the same points pass. The header
-// at `g` (GRID_* in src/kernels/grid-search.ts) holds the layout and the search's position, so
+// at `g` (`GRID` in src/kernels/grid-search.ts) holds the layout and the search's position, so
 // a search that fills `out` returns and resumes on the next call.
 
 /** The constraints of P's row `j` that no completion of the prefix can satisfy: any lane set. */
@@ -645,10 +645,17 @@ export function sumF64(p: usize, n: i32): f64 {
   return v128.any_true(bad);
 }
 
-/** x_j = axis_j[r] and P's row j + 1 = row j + c_j · x_j. */
+/** Value r of axis j, as gridAxisValues computes it (lower + r · step, f64). */
 // @ts-ignore: decorator
-@inline function gridFix(P: usize, cT: usize, X: usize, axes: usize, axisOff: usize, rowBytes: usize, j: i32, r: i32): void {
-  const xv = load<f64>(axes + ((<usize>load<i32>(axisOff + (<usize>j << 2)) + <usize>r) << 3));
+@inline function gridAxis(lowers: usize, steps: usize, j: i32, r: i32): f64 {
+  const at = <usize>j << 3;
+  return load<f64>(lowers + at) + <f64>r * load<f64>(steps + at);
+}
+
+/** x_j = value r of axis j and P's row j + 1 = row j + c_j · x_j. */
+// @ts-ignore: decorator
+@inline function gridFix(P: usize, cT: usize, X: usize, lowers: usize, steps: usize, rowBytes: usize, j: i32, r: i32): void {
+  const xv = gridAxis(lowers, steps, j, r);
   store<f64>(X + (<usize>j << 3), xv);
   const src = P + <usize>j * rowBytes;
   const c = cT + <usize>j * rowBytes;
@@ -656,10 +663,10 @@ export function sumF64(p: usize, n: i32): f64 {
   for (let i: usize = 0; i < rowBytes; i += 16) v128.store(src + rowBytes + i, f64x2.add(v128.load(src + i), f64x2.mul(v128.load(c + i), xs)));
 }
 
-// Header fields (byte offsets; i32 unless f64), mirrored by GRID_* in src/kernels/grid-search.ts.
+// Header fields (byte offsets; i32 unless f64), mirrored by `GRID` in src/kernels/grid-search.ts.
 const G_D = 0, G_M = 4, G_MP = 8, G_OUTER = 12, G_LAST_LO = 16, G_LAST_HI = 20;
-const G_CT = 24, G_T = 28, G_ES = 32, G_E = 36, G_LO = 40, G_HI = 44, G_P = 48, G_X = 52, G_AXES = 56, G_AXIS_OFF = 60, G_COUNTS = 64, G_POS = 68;
-const G_LEVEL = 72, G_LAST_END = 76, G_LOWER = 80, G_STEP = 88, G_PREFIX = 96, G_PREFIX_END = 104;
+const G_CT = 24, G_T = 28, G_ES = 32, G_E = 36, G_LO = 40, G_HI = 44, G_P = 48, G_X = 52, G_LOWERS = 56, G_STEPS = 60, G_COUNTS = 64, G_POS = 68;
+const G_LEVEL = 72, G_LAST_END = 76, G_PREFIX = 80, G_PREFIX_END = 88;
 
 /**
  * Continues the search the header at `g` describes, writing passing points (d f64 each, in
@@ -673,11 +680,10 @@ export function gridPruned(g: usize, out: usize, cap: i32): i32 {
   const rowBytes = <usize>load<i32>(g, G_MP) << 3;
   const cT = <usize>load<i32>(g, G_CT), T = <usize>load<i32>(g, G_T), eS = <usize>load<i32>(g, G_ES), E = <usize>load<i32>(g, G_E);
   const lo = <usize>load<i32>(g, G_LO), hi = <usize>load<i32>(g, G_HI), P = <usize>load<i32>(g, G_P), X = <usize>load<i32>(g, G_X);
-  const axes = <usize>load<i32>(g, G_AXES), axisOff = <usize>load<i32>(g, G_AXIS_OFF), counts = <usize>load<i32>(g, G_COUNTS), pos = <usize>load<i32>(g, G_POS);
-  const lower = load<f64>(g, G_LOWER), step = load<f64>(g, G_STEP);
+  const lowers = <usize>load<i32>(g, G_LOWERS), steps = <usize>load<i32>(g, G_STEPS), counts = <usize>load<i32>(g, G_COUNTS), pos = <usize>load<i32>(g, G_POS);
   const last = d - 1;
+  const lower = load<f64>(lowers + (<usize>last << 3)), step = load<f64>(steps + (<usize>last << 3));
   const lastRow = <usize>last * rowBytes;
-  const lastAxis = axes + (<usize>load<i32>(axisOff + (<usize>last << 2)) << 3);
   const pointBytes = <usize>d << 3;
   let level = load<i32>(g, G_LEVEL);
   let lastEnd = load<i32>(g, G_LAST_END);
@@ -697,7 +703,7 @@ export function gridPruned(g: usize, out: usize, cap: i32): i32 {
         store<i32>(pos + (<usize>j << 2), <i32>(idx % n));
         idx /= n;
       }
-      for (let j = 0; j < outer; j++) gridFix(P, cT, X, axes, axisOff, rowBytes, j, load<i32>(pos + (<usize>j << 2)));
+      for (let j = 0; j < outer; j++) gridFix(P, cT, X, lowers, steps, rowBytes, j, load<i32>(pos + (<usize>j << 2)));
       if (gridInfeasible(P, T, eS, lo, hi, rowBytes, outer)) {
         level = -1;
         continue;
@@ -706,7 +712,7 @@ export function gridPruned(g: usize, out: usize, cap: i32): i32 {
     } else if (level == last) {
       let r = load<i32>(pos + (<usize>last << 2));
       for (; r <= lastEnd; r++) {
-        const xv = load<f64>(lastAxis + (<usize>r << 3));
+        const xv = lower + <f64>r * step;
         let i = 0;
         for (; i < m; i++) {
           const at = <usize>i << 3;
@@ -735,7 +741,7 @@ export function gridPruned(g: usize, out: usize, cap: i32): i32 {
         continue;
       }
       store<i32>(at, r + 1);
-      gridFix(P, cT, X, axes, axisOff, rowBytes, level, r);
+      gridFix(P, cT, X, lowers, steps, rowBytes, level, r);
       if (gridInfeasible(P, T, eS, lo, hi, rowBytes, level + 1)) continue;
       level++;
     }

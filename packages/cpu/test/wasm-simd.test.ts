@@ -2,12 +2,16 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AbortError } from '@kernelkit/core';
-import { validateConvLayer, validateStencil3d, verifyResult, type ScanArray, type StencilBoundary } from '@kernelkit/ops';
+import { validateConvLayer, validateGridSearch, validateStencil3d, verifyResult, type GridSearchArgs, type ScanArray, type StencilBoundary } from '@kernelkit/ops';
+import { randomGridCase } from '@kernelkit/ops/testing';
 import {
   BAND_BYTES,
   conv2dRowsSimd,
   convLayerPlanesSimd,
   createCpuBackend,
+  gridPrunedRange,
+  gridPrunedRangeSimd,
+  prefixCount,
   scanRange,
   scanRangeSimd,
   stencilStepSimd,
@@ -201,11 +205,52 @@ describe.runIf(simd !== undefined)('wasm-simd range kernels, in ragged ranges an
   });
 });
 
+/** The points `kernel` emits for prefixes [start, end) and last-axis indices [lastLo, lastHi), flattened, or 'stopped'. */
+function gridPoints(kernel: typeof gridPrunedRange, args: GridSearchArgs, outer: number, start: number, end: number, lastLo = 0, lastHi = Infinity, stopAfter = Infinity): number[] | 'stopped' {
+  const p = validateGridSearch(args);
+  const pts: number[] = [];
+  let n = 0;
+  const ok = kernel(p, outer, start, end, (x) => (pts.push(...x), ++n < stopAfter), lastLo, lastHi);
+  return ok ? pts : 'stopped';
+}
+
+describe.runIf(simd !== undefined)('wasm-simd grid search range kernel', () => {
+  const onSimd: typeof gridPrunedRange = (...a) => withKernels(simd!, (w) => gridPrunedRangeSimd(w, ...a));
+
+  it('emits what the JavaScript pruned search emits, in order, for random problems at every prefix depth and in ragged prefix ranges', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const args = randomGridCase(seed);
+      const p = validateGridSearch(args);
+      for (let outer = 0; outer < p.d; outer++) {
+        const n = prefixCount(p, outer);
+        const cut = Math.floor(n / 3);
+        for (const [start, end] of [[0, n], [cut, n], [0, cut], [cut, cut]]) {
+          expect(gridPoints(onSimd, args, outer, start!, end!), `seed ${seed}, outer ${outer}, [${start}, ${end})`).toEqual(gridPoints(gridPrunedRange, args, outer, start!, end!));
+        }
+      }
+    }
+  });
+
+  it('resumes when its output buffer fills: 10 000 passing points, an odd constraint count, and a slice of the last axis', () => {
+    const args = { dims: [{ lower: 0, upper: 49, step: 1 }, { lower: -1, upper: 1, step: 0.01 }], coefficients: [1, 0, 0, 1, 1, 1], targets: [25, 0, 25], tolerances: [25, 1, 26] };
+    const all = gridPoints(onSimd, args, 1, 0, 50);
+    expect(all).toEqual(gridPoints(gridPrunedRange, args, 1, 0, 50));
+    expect((all as number[]).length / 2).toBe(50 * 200);
+    expect(gridPoints(onSimd, args, 1, 3, 40, 17, 150)).toEqual(gridPoints(gridPrunedRange, args, 1, 3, 40, 17, 150));
+  });
+
+  it('stops when emit asks it to, mid-buffer and at a buffer boundary', () => {
+    const args = { dims: [{ lower: 0, upper: 99, step: 1 }, { lower: 0, upper: 99, step: 1 }], coefficients: [], targets: [], tolerances: [] };
+    for (const stopAfter of [1, 1024, 1025, 3000]) expect(gridPoints(onSimd, args, 1, 0, 100, 0, Infinity, stopAfter)).toBe('stopped');
+  });
+});
+
 describe.runIf(simd !== undefined)('wasm-simd variants of the cpu backend', () => {
-  it('is the default for conv2d, convLayer, stencil3d and scan, with the JavaScript kernel after it', () => {
+  it('is the default for every op, with the JavaScript kernels after it', () => {
     const b = createCpuBackend();
     for (const op of ['conv2d', 'convLayer', 'stencil3d'] as const) expect(b.variants(op)).toEqual(['wasm-simd', 'direct']);
     expect(b.variants('scan')).toEqual(['wasm-simd', 'sequential']);
+    expect(b.variants('gridSearch')).toEqual(['wasm-simd', 'pruned', 'naive']);
     expect(b.info.description).toMatch(/WebAssembly .*SIMD/);
     void b.dispose();
   });

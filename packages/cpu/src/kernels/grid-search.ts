@@ -273,68 +273,62 @@ export function gridPrunedRange(p: GridSearchProblem, outer: number, start: numb
 /** Byte offsets of the search header's fields (i32 unless f64), as `gridPruned` in assembly/kernels.ts reads them. */
 const GRID = {
   d: 0, m: 4, mP: 8, outer: 12, lastLo: 16, lastHi: 20, cT: 24, T: 28, eS: 32, E: 36, lo: 40, hi: 44, P: 48, X: 52,
-  axes: 56, axisOff: 60, counts: 64, pos: 68, level: 72, lastEnd: 76, lower: 80, step: 88, prefix: 96, prefixEnd: 104,
+  lowers: 56, steps: 60, counts: 64, pos: 68, level: 72, lastEnd: 76, prefix: 80, prefixEnd: 88,
 } as const;
-const HEADER_BYTES = 112;
+const HEADER_BYTES = 96;
 /** Points the kernel writes before handing them over (a resumable search: more only costs calls). */
 const OUT_POINTS = 1024;
 
+/** The regions `layOut` places after the header, in order, with their sizes in bytes. */
+function regions(d: number, mP: number) {
+  const row = mP * 8;
+  return { cT: d * row, T: row, eS: row, E: row, lo: (d + 1) * row, hi: (d + 1) * row, P: (d + 1) * row, X: d * 8, lowers: d * 8, steps: d * 8, counts: d * 4, pos: d * 4, out: OUT_POINTS * d * 8 };
+}
+
 /**
- * Lays the problem and the search of prefixes [start, end) out in `w`'s memory for `gridPruned`:
- * constraints padded to an even count `mP` with lanes that never prune (target 0, slack-widened
- * tolerance +∞, bounds 0), coefficients transposed so that each axis's are one row. Returns the
- * header's and the output's addresses.
+ * Lays the problem and the search of prefixes [start, end) out in `w`'s memory for `gridPruned`,
+ * header at 0: constraints padded to an even count `mP` with a lane that never prunes (target 0,
+ * slack-widened tolerance +∞, bounds 0), coefficients transposed so that each axis's are one row.
+ * The kernel computes axis values itself, as gridAxisValues does, so memory does not grow with
+ * the axes. Returns the output's address.
  */
-function layOut(w: WasmKernels, p: GridSearchProblem, b: Bounds, outer: number, start: number, end: number, lastLo: number, lastHi: number): { header: number; out: number } {
+function layOut(w: WasmKernels, p: GridSearchProblem, b: Bounds, outer: number, start: number, end: number, lastLo: number, lastHi: number): number {
   const { d, m, counts } = p;
   const mP = m + (m & 1);
-  const axesLen = counts.reduce((a, n) => a + n, 0);
-  const at: Record<string, number> = {};
+  const sizes = regions(d, mP);
+  const at = {} as Record<keyof typeof sizes, number>;
   let top = HEADER_BYTES;
-  const take = (name: string, bytes: number): void => {
+  for (const [name, bytes] of Object.entries(sizes) as [keyof typeof sizes, number][]) {
     at[name] = top;
     top += Math.ceil(bytes / 16) * 16;
-  };
-  take('cT', d * mP * 8);
-  for (const name of ['T', 'eS', 'E']) take(name, mP * 8);
-  for (const name of ['lo', 'hi', 'P']) take(name, (d + 1) * mP * 8);
-  take('X', d * 8);
-  take('axes', axesLen * 8);
-  for (const name of ['axisOff', 'counts', 'pos']) take(name, d * 4);
-  take('out', OUT_POINTS * d * 8);
+  }
   w.reserve(top);
   const f64 = w.f64;
   const i32 = new Int32Array(w.buffer, 0, top >> 2);
-  f64.fill(0, HEADER_BYTES >> 3, top >> 3);
+  f64.fill(0, 0, top >> 3);
   const c = p.coefficients;
   for (let i = 0; i < m; i++) {
-    for (let j = 0; j < d; j++) f64[(at.cT! >> 3) + j * mP + i] = c[i * d + j]!;
-    f64[(at.T! >> 3) + i] = p.targets[i]!;
-    f64[(at.eS! >> 3) + i] = p.tolerances[i]! + b.slack[i]!;
-    f64[(at.E! >> 3) + i] = p.tolerances[i]!;
+    for (let j = 0; j < d; j++) f64[(at.cT >> 3) + j * mP + i] = c[i * d + j]!;
+    f64[(at.T >> 3) + i] = p.targets[i]!;
+    f64[(at.eS >> 3) + i] = p.tolerances[i]! + b.slack[i]!;
+    f64[(at.E >> 3) + i] = p.tolerances[i]!;
     for (let j = 0; j <= d; j++) {
-      f64[(at.lo! >> 3) + j * mP + i] = b.lo[j * m + i]!;
-      f64[(at.hi! >> 3) + j * mP + i] = b.hi[j * m + i]!;
+      f64[(at.lo >> 3) + j * mP + i] = b.lo[j * m + i]!;
+      f64[(at.hi >> 3) + j * mP + i] = b.hi[j * m + i]!;
     }
   }
-  if (mP > m) f64[(at.eS! >> 3) + m] = Infinity;
-  const axes = p.axes;
-  for (let j = 0, o = 0; j < d; o += counts[j]!, j++) {
-    f64.set(axes[j]!, (at.axes! >> 3) + o);
-    i32[(at.axisOff! >> 2) + j] = o;
-    i32[(at.counts! >> 2) + j] = counts[j]!;
+  if (mP > m) f64[(at.eS >> 3) + m] = Infinity;
+  p.dims.forEach((g, j) => {
+    f64[(at.lowers >> 3) + j] = g.lower;
+    f64[(at.steps >> 3) + j] = g.step;
+    i32[(at.counts >> 2) + j] = counts[j]!;
+  });
+  const header: Record<keyof typeof GRID, number> = { ...at, d, m, mP, outer, lastLo, lastHi, level: -1, lastEnd: 0, prefix: start, prefixEnd: end };
+  for (const [name, offset] of Object.entries(GRID) as [keyof typeof GRID, number][]) {
+    if (offset >= GRID.prefix) f64[offset >> 3] = header[name];
+    else i32[offset >> 2] = header[name];
   }
-  const last = p.dims[d - 1]!;
-  const header: Record<keyof typeof GRID, number> = {
-    d, m, mP, outer, lastLo, lastHi: Math.min(lastHi, counts[d - 1]!),
-    cT: at.cT!, T: at.T!, eS: at.eS!, E: at.E!, lo: at.lo!, hi: at.hi!, P: at.P!, X: at.X!, axes: at.axes!, axisOff: at.axisOff!, counts: at.counts!, pos: at.pos!,
-    level: -1, lastEnd: 0, lower: last.lower, step: last.step, prefix: start, prefixEnd: end,
-  };
-  for (const [name, offset] of Object.entries(GRID)) {
-    if (offset >= GRID.lower) f64[offset >> 3] = header[name as keyof typeof GRID];
-    else i32[offset >> 2] = header[name as keyof typeof GRID];
-  }
-  return { header: 0, out: at.out! };
+  return at.out;
 }
 
 /**
@@ -345,10 +339,10 @@ function layOut(w: WasmKernels, p: GridSearchProblem, b: Bounds, outer: number, 
 export function gridPrunedRangeSimd(w: WasmKernels, p: GridSearchProblem, outer: number, start: number, end: number, emit: PointCallback, lastLo = 0, lastHi = Infinity): boolean {
   if (p.total === 0) return true;
   if (outer === p.d) return gridNaiveRange(p, outer, start, end, emit);
-  const { header, out } = layOut(w, p, pruneBounds(p), outer, start, Math.max(start, end), lastLo, Math.min(lastHi, p.counts[p.d - 1]!));
+  const out = layOut(w, p, pruneBounds(p), outer, start, Math.max(start, end), lastLo, Math.min(lastHi, p.counts[p.d - 1]!));
   const d = p.d;
   for (;;) {
-    const n = w.k.gridPruned(header, out, OUT_POINTS);
+    const n = w.k.gridPruned(0, out, OUT_POINTS);
     const points = new Float64Array(w.buffer, out, n * d);
     for (let k = 0; k < n; k++) if (!emit(points.subarray(k * d, k * d + d))) return false;
     if (n < OUT_POINTS) return true;
