@@ -628,7 +628,7 @@ export function sumF64(p: usize, n: i32): f64 {
 // its constraint (separate multiply and add, never fused: the final test must match the f64
 // reference bit for bit), so the same sub-grids are pruned and the same points pass. The header
 // at `g` (`GRID` in src/kernels/grid-search.ts) holds the layout and the search's position, so
-// a search that fills `out` returns and resumes on the next call.
+// a search that fills `out` or spends its budget returns and resumes on the next call.
 
 /** The constraints of P's row `j` that no completion of the prefix can satisfy: any lane set. */
 // @ts-ignore: decorator
@@ -666,13 +666,15 @@ export function sumF64(p: usize, n: i32): f64 {
 // Header fields (byte offsets; i32 unless f64), mirrored by `GRID` in src/kernels/grid-search.ts.
 const G_D = 0, G_M = 4, G_MP = 8, G_OUTER = 12, G_LAST_LO = 16, G_LAST_HI = 20;
 const G_CT = 24, G_T = 28, G_ES = 32, G_E = 36, G_LO = 40, G_HI = 44, G_P = 48, G_X = 52, G_LOWERS = 56, G_STEPS = 60, G_COUNTS = 64, G_POS = 68;
-const G_LEVEL = 72, G_LAST_END = 76, G_PREFIX = 80, G_PREFIX_END = 88;
+const G_LEVEL = 72, G_LAST_END = 76, G_PREFIX = 80, G_PREFIX_END = 88, G_BUDGET = 96, G_DONE = 100;
 
 /**
  * Continues the search the header at `g` describes, writing passing points (d f64 each, in
- * lexicographic order) at `out`; returns how many, at most `cap`. Fewer than `cap`: the run of
- * prefixes is done. Constraint rows are `mP` (m rounded up to even) f64 long, the padding lanes
- * set so that they never prune.
+ * lexicographic order) at `out`; returns how many, at most `cap`. It stops when the run of
+ * prefixes is done (and sets the header's done word), when `out` is full, or when it has spent
+ * the header's budget (one unit per node of the search tree and per last-axis candidate; what is
+ * left is stored back), so that a caller can check for an abort between calls. Constraint rows are
+ * `mP` (m rounded up to even) f64 long, the padding lanes set so that they never prune.
  */
 export function gridPruned(g: usize, out: usize, cap: i32): i32 {
   const d = load<i32>(g, G_D), m = load<i32>(g, G_M), outer = load<i32>(g, G_OUTER);
@@ -687,16 +689,26 @@ export function gridPruned(g: usize, out: usize, cap: i32): i32 {
   const pointBytes = <usize>d << 3;
   let level = load<i32>(g, G_LEVEL);
   let lastEnd = load<i32>(g, G_LAST_END);
+  let budget = load<i32>(g, G_BUDGET);
   let written = 0;
   for (;;) {
+    if (budget <= 0) {
+      store<i32>(g, level, G_LEVEL);
+      store<i32>(g, lastEnd, G_LAST_END);
+      store<i32>(g, 0, G_BUDGET);
+      return written;
+    }
     if (level < outer) {
       // The next prefix: decode its digits (x1 slowest) and fix its rows.
       const prefix = load<f64>(g, G_PREFIX);
       if (prefix >= load<f64>(g, G_PREFIX_END)) {
         store<i32>(g, -1, G_LEVEL);
+        store<i32>(g, budget, G_BUDGET);
+        store<i32>(g, 1, G_DONE);
         return written;
       }
       store<f64>(g, prefix + 1, G_PREFIX);
+      budget--;
       let idx = <i64>prefix;
       for (let j = outer - 1; j >= 0; j--) {
         const n = <i64>load<i32>(counts + (<usize>j << 2));
@@ -714,22 +726,30 @@ export function gridPruned(g: usize, out: usize, cap: i32): i32 {
       for (; r <= lastEnd; r++) {
         const xv = lower + <f64>r * step;
         let i = 0;
-        for (; i < m; i++) {
-          const at = <usize>i << 3;
-          const s = load<f64>(P + lastRow + at) + load<f64>(cT + lastRow + at) * xv;
-          if (!(Math.abs(s - load<f64>(T + at)) <= load<f64>(E + at))) break;
+        if (budget > 0) {
+          for (; i < m; i++) {
+            const at = <usize>i << 3;
+            const s = load<f64>(P + lastRow + at) + load<f64>(cT + lastRow + at) * xv;
+            if (!(Math.abs(s - load<f64>(T + at)) <= load<f64>(E + at))) break;
+          }
+          if (i < m) {
+            budget--;
+            continue;
+          }
         }
-        if (i < m) continue;
-        if (written == cap) {
+        if (written == cap || budget <= 0) {
+          // Resume at r: its test runs again (it passed, or was not run for want of budget).
           store<i32>(pos + (<usize>last << 2), r);
           store<i32>(g, level, G_LEVEL);
           store<i32>(g, lastEnd, G_LAST_END);
+          store<i32>(g, budget, G_BUDGET);
           return written;
         }
         const o = out + <usize>written * pointBytes;
         memory.copy(o, X, pointBytes - 8);
         store<f64>(o + pointBytes - 8, xv);
         written++;
+        budget--;
       }
       level--;
       continue;
@@ -741,6 +761,7 @@ export function gridPruned(g: usize, out: usize, cap: i32): i32 {
         continue;
       }
       store<i32>(at, r + 1);
+      budget--;
       gridFix(P, cT, X, lowers, steps, rowBytes, level, r);
       if (gridInfeasible(P, T, eS, lo, hi, rowBytes, level + 1)) continue;
       level++;
@@ -777,8 +798,10 @@ export function gridPruned(g: usize, out: usize, cap: i32): i32 {
     const from = rLo > <f64>lastLo ? rLo : <f64>lastLo;
     const to = rHi < <f64>(lastHi - 1) ? rHi : <f64>(lastHi - 1);
     if (from > to) {
-      store<i32>(pos + (<usize>last << 2), 1);
-      lastEnd = 0;
+      // Nothing to test: the row's end (so the position reads as past it).
+      const n = load<i32>(counts + (<usize>last << 2));
+      store<i32>(pos + (<usize>last << 2), n);
+      lastEnd = n - 1;
     } else {
       store<i32>(pos + (<usize>last << 2), <i32>from);
       lastEnd = <i32>to;

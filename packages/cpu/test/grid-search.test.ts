@@ -35,6 +35,23 @@ describe('CS610 grid search on the CPU backend', () => {
     await expect(run).rejects.toMatchObject({ code: 'ERR_KERNELKIT_ABORTED' });
   });
 
+  it('aborts a long search on the WebAssembly kernels promptly, and reports progress in grid points until then', async () => {
+    await using cpu = createCpuBackend();
+    // Eight axes of 0..19 summing to 76.5 ± 0.1: no point passes, and the bounds prune little.
+    const args = { dims: Array.from({ length: 8 }, () => ({ lower: 0, upper: 19, step: 1 })), coefficients: new Array(8).fill(1), targets: [76.5], tolerances: [0.1] };
+    const ac = new AbortController();
+    const seen: number[] = [];
+    const run = cpu.gridSearch(args, { variant: 'wasm-simd', signal: ac.signal, onProgress: (p) => seen.push(p.done / p.total) });
+    setTimeout(() => ac.abort(), 100);
+    const t0 = performance.now();
+    await expect(run).rejects.toMatchObject({ code: 'ERR_KERNELKIT_ABORTED' });
+    expect(performance.now() - t0).toBeLessThan(2_000);
+    expect(seen.length).toBeGreaterThan(1);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]!);
+    expect(seen.at(-1)).toBeGreaterThan(0);
+    expect(seen.at(-1)).toBeLessThan(1);
+  });
+
   it('refuses more than maxPoints results with LimitExceededError', async () => {
     await using cpu = createCpuBackend();
     const args = { dims: [{ lower: 0, upper: 100, step: 1 }], coefficients: [], targets: [], tolerances: [], maxPoints: 10 };

@@ -11,6 +11,7 @@ import {
   createCpuBackend,
   gridPrunedRange,
   gridPrunedRangeSimd,
+  GridSearchSimd,
   prefixCount,
   scanRange,
   scanRangeSimd,
@@ -237,6 +238,29 @@ describe.runIf(simd !== undefined)('wasm-simd grid search range kernel', () => {
     expect(all).toEqual(gridPoints(gridPrunedRange, args, 1, 0, 50));
     expect((all as number[]).length / 2).toBe(50 * 200);
     expect(gridPoints(onSimd, args, 1, 3, 40, 17, 150)).toEqual(gridPoints(gridPrunedRange, args, 1, 3, 40, 17, 150));
+  });
+
+  it('runs in steps of any budget to the same points, its position rising to the whole grid', () => {
+    for (let seed = 1; seed <= 60; seed++) {
+      const args = randomGridCase(seed);
+      const p = validateGridSearch(args);
+      const want = gridPoints(gridPrunedRange, args, 0, 0, 1);
+      for (const budget of [1, 2, 5, 64]) {
+        const got: number[] = [];
+        const seen: number[] = [];
+        withKernels(simd!, (w) => {
+          const search = new GridSearchSimd(w, p, 0, 0, 1);
+          for (let steps = 0; !search.done; steps++) {
+            expect(steps, `seed ${seed}, budget ${budget}: no end in sight`).toBeLessThan(100_000);
+            expect(search.run((x) => (got.push(...x), true), budget)).toBe(true);
+            seen.push(search.covered());
+          }
+        });
+        expect(got, `seed ${seed}, budget ${budget}`).toEqual(want);
+        for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]!);
+        expect(seen.at(-1)).toBe(p.total);
+      }
+    }
   });
 
   it('stops when emit asks it to, mid-buffer and at a buffer boundary', () => {

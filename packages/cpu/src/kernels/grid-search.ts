@@ -38,14 +38,26 @@ interface Ctx {
   readonly lastHi: number;
 }
 
+/** The parts of a context that depend on the problem alone, made once per problem (see `makeCtx`). */
+type ProblemParts = Omit<Ctx, 'emit' | 'lastLo' | 'lastHi'>;
+const partsOf = new WeakMap<GridSearchProblem, ProblemParts>();
+
+/**
+ * A kernel call's context. A search runs as many calls, one per slice or task, so the problem's
+ * parts (and the scratch rows, which every call fills before reading) are made on its first.
+ */
 function makeCtx(p: GridSearchProblem, emit: PointCallback, lastLo: number, lastHi: number): Ctx {
-  const { d, m, counts, dims, coefficients: c, targets, tolerances } = p;
-  const lastC = new Float64Array(m);
-  for (let i = 0; i < m; i++) lastC[i] = c[i * d + d - 1]!;
-  return {
-    d, m, counts, axes: p.axes, dims, c, targets, tolerances,
-    P: new Float64Array((d + 1) * Math.max(1, m)), x: new Float64Array(d), emit, lastC, lastLo, lastHi: Math.min(lastHi, counts[d - 1]!),
-  };
+  let parts = partsOf.get(p);
+  if (parts === undefined) {
+    const { d, m, counts, dims, coefficients: c, targets, tolerances } = p;
+    const lastC = new Float64Array(m);
+    for (let i = 0; i < m; i++) lastC[i] = c[i * d + d - 1]!;
+    parts = { d, m, counts, axes: p.axes, dims, c, targets, tolerances, P: new Float64Array((d + 1) * Math.max(1, m)), x: new Float64Array(d), lastC };
+    partsOf.set(p, parts);
+  }
+  // Written out rather than spread, so that every context has one shape (V8 optimises the loops on it).
+  const { d, m, counts, axes, dims, c, targets, tolerances, P, x, lastC } = parts;
+  return { d, m, counts, axes, dims, c, targets, tolerances, P, x, emit, lastC, lastLo, lastHi: Math.min(lastHi, counts[d - 1]!) };
 }
 
 /** Sets x_j = axes[j][r] and the partial sums of level j+1. */
@@ -168,6 +180,15 @@ interface Bounds {
  * this slack can only keep extra candidates, never drop a passing point; every survivor
  * gets the exact test.
  */
+const boundsOf = new WeakMap<GridSearchProblem, Bounds>();
+
+/** `pruneBounds(p)`, made once per problem. */
+function pruneBoundsOnce(p: GridSearchProblem): Bounds {
+  let b = boundsOf.get(p);
+  if (b === undefined) boundsOf.set(p, (b = pruneBounds(p)));
+  return b;
+}
+
 function pruneBounds(p: GridSearchProblem): Bounds {
   const { d, m, coefficients: c } = p;
   const lo = new Float64Array((d + 1) * m);
@@ -259,7 +280,7 @@ export function gridPrunedRange(p: GridSearchProblem, outer: number, start: numb
   if (p.total === 0) return true;
   if (outer === p.d) return gridNaiveRange(p, outer, start, end, emit);
   const ctx = makeCtx(p, emit, lastLo, lastHi);
-  const b = pruneBounds(p);
+  const b = pruneBoundsOnce(p);
   const range = new Float64Array(2);
   for (let idx = start; idx < end; idx++) {
     decodePrefix(ctx, outer, idx);
@@ -273,9 +294,12 @@ export function gridPrunedRange(p: GridSearchProblem, outer: number, start: numb
 /** Byte offsets of the search header's fields (i32 unless f64), as `gridPruned` in assembly/kernels.ts reads them. */
 const GRID = {
   d: 0, m: 4, mP: 8, outer: 12, lastLo: 16, lastHi: 20, cT: 24, T: 28, eS: 32, E: 36, lo: 40, hi: 44, P: 48, X: 52,
-  lowers: 56, steps: 60, counts: 64, pos: 68, level: 72, lastEnd: 76, prefix: 80, prefixEnd: 88,
+  lowers: 56, steps: 60, counts: 64, pos: 68, level: 72, lastEnd: 76, prefix: 80, prefixEnd: 88, budget: 96, done: 100,
 } as const;
-const HEADER_BYTES = 96;
+const F64_FIELDS: ReadonlySet<keyof typeof GRID> = new Set(['prefix', 'prefixEnd']);
+const HEADER_BYTES = 112;
+/** The most budget one kernel call takes (an i32 in the header). */
+const MAX_CALL_BUDGET = 2 ** 30;
 /** Points the kernel writes before handing them over (a resumable search: more only costs calls). */
 const OUT_POINTS = 1024;
 
@@ -323,28 +347,86 @@ function layOut(w: WasmKernels, p: GridSearchProblem, b: Bounds, outer: number, 
     f64[(at.steps >> 3) + j] = g.step;
     i32[(at.counts >> 2) + j] = counts[j]!;
   });
-  const header: Record<keyof typeof GRID, number> = { ...at, d, m, mP, outer, lastLo, lastHi, level: -1, lastEnd: 0, prefix: start, prefixEnd: end };
+  const header: Record<keyof typeof GRID, number> = { ...at, d, m, mP, outer, lastLo, lastHi, level: -1, lastEnd: 0, prefix: start, prefixEnd: end, budget: 0, done: 0 };
   for (const [name, offset] of Object.entries(GRID) as [keyof typeof GRID, number][]) {
-    if (offset >= GRID.prefix) f64[offset >> 3] = header[name];
+    if (F64_FIELDS.has(name)) f64[offset >> 3] = header[name];
     else i32[offset >> 2] = header[name];
   }
   return at.out;
 }
 
 /**
- * `gridPrunedRange` on the WebAssembly SIMD kernels: the same search, the same sub-grids pruned,
- * the same points in the same order (each constraint in its own f64 lane, multiply and add
- * never fused).
+ * One pruned search on the WebAssembly SIMD kernels, laid out once in `w`'s memory (which it
+ * needs to itself until done) and run in steps of bounded work: the same search as
+ * `gridPrunedRange`, the same sub-grids pruned, the same points in the same order (each
+ * constraint in its own f64 lane, multiply and add never fused).
  */
+export class GridSearchSimd {
+  private readonly out: number;
+  private readonly header: Int32Array;
+  /**
+   * The points of prefixes [start, end) over the first `outer` dimensions (outer < d), and of
+   * last-axis indices [lastLo, lastHi) within each.
+   */
+  constructor(
+    private readonly w: WasmKernels,
+    private readonly p: GridSearchProblem,
+    outer: number,
+    start: number,
+    end: number,
+    lastLo = 0,
+    lastHi = Infinity,
+  ) {
+    this.out = layOut(w, p, pruneBoundsOnce(p), outer, start, Math.max(start, end), lastLo, Math.min(lastHi, p.counts[p.d - 1]!));
+    this.header = new Int32Array(w.buffer, 0, HEADER_BYTES >> 2);
+  }
+  get done(): boolean {
+    return this.header[GRID.done >> 2] === 1;
+  }
+  /**
+   * Searches on until done or until it has spent `budget` (one unit per node of the search tree
+   * and per last-axis candidate tested), handing each passing point to `emit`. False when `emit`
+   * asked to stop.
+   */
+  run(emit: PointCallback, budget = Infinity): boolean {
+    const { d } = this.p;
+    const h = this.header;
+    let left = budget;
+    while (!this.done && left > 0) {
+      const given = Math.min(left, MAX_CALL_BUDGET);
+      h[GRID.budget >> 2] = given;
+      const n = this.w.k.gridPruned(0, this.out, OUT_POINTS);
+      left -= given - h[GRID.budget >> 2]!;
+      const points = new Float64Array(this.w.buffer, this.out, n * d);
+      for (let k = 0; k < n; k++) if (!emit(points.subarray(k * d, k * d + d))) return false;
+    }
+    return true;
+  }
+  /**
+   * Grid points in lexicographic order before the search's position, for a search of the whole
+   * grid (`outer` 0): how far it has come.
+   */
+  covered(): number {
+    if (this.done) return this.p.total;
+    const { counts } = this.p;
+    const h = this.header;
+    const level = h[GRID.level >> 2]!;
+    // Between prefixes: before the one prefix of the whole grid, or after it.
+    if (level < 0) return new Float64Array(this.w.buffer, GRID.prefix, 1)[0]! > 0 ? this.p.total : 0;
+    const pos = new Int32Array(this.w.buffer, h[GRID.pos >> 2]!, counts.length);
+    let points = 0;
+    // below: the grid points under one index of axis j (the product of the later axes' counts).
+    for (let j = counts.length - 1, below = 1; j >= 0; below *= counts[j]!, j--) {
+      // pos holds the next index on each level: the ancestors' current one is one before it.
+      if (j <= level) points += (j < level ? pos[j]! - 1 : pos[j]!) * below;
+    }
+    return points;
+  }
+}
+
+/** `gridPrunedRange` on the WebAssembly SIMD kernels (`GridSearchSimd` run to the end). */
 export function gridPrunedRangeSimd(w: WasmKernels, p: GridSearchProblem, outer: number, start: number, end: number, emit: PointCallback, lastLo = 0, lastHi = Infinity): boolean {
   if (p.total === 0) return true;
   if (outer === p.d) return gridNaiveRange(p, outer, start, end, emit);
-  const out = layOut(w, p, pruneBounds(p), outer, start, Math.max(start, end), lastLo, Math.min(lastHi, p.counts[p.d - 1]!));
-  const d = p.d;
-  for (;;) {
-    const n = w.k.gridPruned(0, out, OUT_POINTS);
-    const points = new Float64Array(w.buffer, out, n * d);
-    for (let k = 0; k < n; k++) if (!emit(points.subarray(k * d, k * d + d))) return false;
-    if (n < OUT_POINTS) return true;
-  }
+  return new GridSearchSimd(w, p, outer, start, end, lastLo, lastHi).run(emit);
 }

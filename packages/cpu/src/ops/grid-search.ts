@@ -1,7 +1,7 @@
-import { LimitExceededError } from '@kernelkit/core';
+import { LimitExceededError, Pacer } from '@kernelkit/core';
 import { PointSink, type GridSearchProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import type { GridPoints } from '@kernelkit/ops';
-import { gridNaiveRange, gridPrunedRange, gridPrunedRangeSimd, prefixCount, type PointCallback } from '../kernels/grid-search.js';
+import { gridNaiveRange, gridPrunedRange, GridSearchSimd, prefixCount, type PointCallback } from '../kernels/grid-search.js';
 import { forSlices } from '../wasm/pace.js';
 import { withKernels, type WasmSupport } from '../wasm/runtime.js';
 
@@ -57,15 +57,35 @@ function sliced(kernel: RangeKernel) {
   };
 }
 
+/** Work per step of the WebAssembly search between abort checks: nodes of the search tree and last-axis candidates (a few ms). */
+const STEP_BUDGET = 2 ** 17;
+
+/**
+ * The whole grid as one pruned search on the WebAssembly SIMD kernels (pruning from the first
+ * axis on, where slices of prefixes would each start below their prefix), in steps of
+ * STEP_BUDGET with pacing between them; progress in grid points passed.
+ */
+function searchSimd(simd: WasmSupport) {
+  return (p: GridSearchProblem, ctx: OpContext<GridPoints>): Promise<OpOutput<GridPoints>> =>
+    withKernels(simd, async (w) => {
+      const sink = new PointSink(p.d, p.maxPoints);
+      if (p.total === 0) return { data: sink.finish() };
+      const search = new GridSearchSimd(w, p, 0, 0, 1);
+      const pacer = new Pacer(ctx.signal);
+      const emit = (x: Float64Array): boolean => sink.push(x);
+      while (!search.done) {
+        if (!search.run(emit, STEP_BUDGET)) throw limitError(p);
+        ctx.onProgress?.({ done: search.covered(), total: p.total, unit: 'points' });
+        const wait = pacer.tick();
+        if (wait !== undefined) await wait;
+      }
+      return { data: sink.finish() };
+    });
+}
+
 /** `simd`: the runtime's WebAssembly SIMD support; without it only the JavaScript kernels are offered. */
 export function gridSearchOp(simd: WasmSupport | undefined): OpImplementation<'gridSearch'> {
   const js = { pruned: sliced(gridPrunedRange), naive: sliced(gridNaiveRange) };
   if (simd === undefined) return { defaultVariant: 'pruned', variants: js };
-  return {
-    defaultVariant: 'wasm-simd',
-    variants: {
-      'wasm-simd': (p, ctx) => withKernels(simd, (w) => sliced((...a) => gridPrunedRangeSimd(w, ...a))(p, ctx)),
-      ...js,
-    },
-  };
+  return { defaultVariant: 'wasm-simd', variants: { 'wasm-simd': searchSimd(simd), ...js } };
 }
