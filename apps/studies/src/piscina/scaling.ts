@@ -194,7 +194,7 @@ function workloads(): Workload[] {
   if (OPS.includes('gridSearch')) {
     const w = QUICK ? GRID_SEARCH_WORKLOADS.small[0] : GRID_SEARCH_WORKLOADS.seed.find((g) => g.id === 'grid-cs610-8')!;
     const warmSteps = QUICK ? 4 : 5;
-    for (const variant of ['naive', 'pruned']) {
+    for (const variant of ['wasm-simd', 'pruned', 'naive']) {
       list.push({
         op: 'gridSearch',
         id: w.id,
