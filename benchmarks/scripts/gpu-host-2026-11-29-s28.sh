@@ -8,10 +8,10 @@
 set -u
 . "$(dirname "$0")/h100-bench.sh"
 host_begin
-bench grid 300 --op gridSearch --backend cpu,piscina,webgpu,kernelkit --variant wasm-simd,pruned,routed --rounds 3 --no-floor
-timeout 100 taskset -c 2,3 node apps/bench/dist/cli.js --workload small --no-progress --op gridSearch --backend cpu,piscina,kernelkit --variant wasm-simd,pruned,routed --rounds 3 --no-floor \
+bench grid 270 --op gridSearch --backend cpu,piscina,webgpu,kernelkit --variant wasm-simd,pruned,routed --rounds 3 --no-floor
+timeout 150 taskset -c 2,3 node apps/bench/dist/cli.js --workload small --no-progress --op gridSearch --backend cpu,piscina,kernelkit --variant wasm-simd,pruned,routed --rounds 3 --no-floor \
   --json "$OUT/bench-grid6-2core-slice.json" --md "$OUT/bench-grid6-2core-slice.md" > "$OUT/bench-grid6-2core-slice.out" 2> "$OUT/bench-grid6-2core-slice.log"
 echo "2-core slice rc=$? at $SECONDS s"; tail -5 "$OUT/bench-grid6-2core-slice.log"
-timeout 150 node apps/studies/dist/piscina/scaling.js --ops gridSearch --budget-s 130 --out "$OUT/scaling-grid" > "$OUT/scaling-grid.out" 2>&1
+timeout 120 node apps/studies/dist/piscina/scaling.js --ops gridSearch --budget-s 100 --out "$OUT/scaling-grid" > "$OUT/scaling-grid.out" 2>&1
 echo "scaling rc=$? at $SECONDS s"; tail -20 "$OUT/scaling-grid.out"
 host_end s28

@@ -298,8 +298,12 @@ const GRID = {
 } as const;
 const F64_FIELDS: ReadonlySet<keyof typeof GRID> = new Set(['prefix', 'prefixEnd']);
 const HEADER_BYTES = 112;
-/** The most budget one kernel call takes (an i32 in the header). */
-const MAX_CALL_BUDGET = 2 ** 30;
+/**
+ * The most budget one kernel call takes (a few ms of work). WebAssembly has no on-stack
+ * replacement: a call that starts in the engine's baseline code stays there to its end, so one
+ * long call would run a search unoptimised; later calls pick up the optimised code.
+ */
+const MAX_CALL_BUDGET = 2 ** 18;
 /** Points the kernel writes before handing them over (a resumable search: more only costs calls). */
 const OUT_POINTS = 1024;
 
