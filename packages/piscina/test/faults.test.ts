@@ -93,6 +93,9 @@ interface FaultCase {
   readonly afterTasks: number;
 }
 
+/** 25^4 points in 16 tasks on the pool. */
+const fourAxisGrid = () => ({ dims: [0, 1, 2, 3].map(() => ({ lower: 0, upper: 12, step: 0.5 })), coefficients: [1, 1, 1, 1], targets: [20], tolerances: [2] });
+
 const CASES: readonly FaultCase[] = [
   {
     op: 'conv2d',
@@ -145,14 +148,14 @@ const CASES: readonly FaultCase[] = [
     op: 'gridSearch',
     what: 'grid search in 16 tasks, task 5 fails',
     variant: 'naive',
-    args: () => ({ dims: [0, 1, 2, 3].map(() => ({ lower: 0, upper: 12, step: 0.5 })), coefficients: [1, 1, 1, 1], targets: [20], tolerances: [2] }),
+    args: fourAxisGrid,
     afterTasks: 4,
   },
   {
     op: 'gridSearch',
     what: 'grid search on the WebAssembly kernels in 16 tasks, task 5 fails',
     variant: 'wasm-simd',
-    args: () => ({ dims: [0, 1, 2, 3].map(() => ({ lower: 0, upper: 12, step: 0.5 })), coefficients: [1, 1, 1, 1], targets: [20], tolerances: [2] }),
+    args: fourAxisGrid,
     afterTasks: 4,
   },
 ];

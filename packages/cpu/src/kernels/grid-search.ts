@@ -180,15 +180,6 @@ interface Bounds {
  * this slack can only keep extra candidates, never drop a passing point; every survivor
  * gets the exact test.
  */
-const boundsOf = new WeakMap<GridSearchProblem, Bounds>();
-
-/** `pruneBounds(p)`, made once per problem. */
-function pruneBoundsOnce(p: GridSearchProblem): Bounds {
-  let b = boundsOf.get(p);
-  if (b === undefined) boundsOf.set(p, (b = pruneBounds(p)));
-  return b;
-}
-
 function pruneBounds(p: GridSearchProblem): Bounds {
   const { d, m, coefficients: c } = p;
   const lo = new Float64Array((d + 1) * m);
@@ -207,6 +198,15 @@ function pruneBounds(p: GridSearchProblem): Bounds {
     slack[i] = 1e-12 * mag;
   }
   return { lo, hi, slack };
+}
+
+const boundsOf = new WeakMap<GridSearchProblem, Bounds>();
+
+/** `pruneBounds(p)`, made once per problem. */
+function pruneBoundsOnce(p: GridSearchProblem): Bounds {
+  let b = boundsOf.get(p);
+  if (b === undefined) boundsOf.set(p, (b = pruneBounds(p)));
+  return b;
 }
 
 /** True when no completion of the prefix x_0..x_{j-1} can satisfy every constraint. */
