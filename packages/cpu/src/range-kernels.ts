@@ -8,7 +8,7 @@ export { stencilStep, stencilStepSimd, stencilRunSimd } from './kernels/stencil3
 export { scanRange, scanRangeSimd, sumRange, scanInMemory, sumInMemory, addCarry } from './kernels/scan.js';
 export { convLayerPlanes, convLayerPlanesSimd, packWeights, packedLength } from './kernels/conv-layer.js';
 export type { ConvLayerDims } from './kernels/conv-layer.js';
-export { gridNaiveRange, gridPrunedRange, gridPrunedRangeSimd, GridSearchSimd, prefixCount } from './kernels/grid-search.js';
+export { gridNaiveRange, gridPrunedRange, gridPrunedRangeSimd, gridPrunedRangesSimd, GridSearchSimd, prefixCount } from './kernels/grid-search.js';
 export type { PointCallback } from './kernels/grid-search.js';
 export { wasmSupport, describeKernels, withKernels, WasmKernels, BAND_BYTES, INSTANCE_MAX_BYTES, WASM_SIMD_ENV, relaxedSimdValidates } from './wasm/runtime.js';
 export type { WasmSupport } from './wasm/runtime.js';

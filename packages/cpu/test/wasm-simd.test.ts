@@ -11,6 +11,7 @@ import {
   createCpuBackend,
   gridPrunedRange,
   gridPrunedRangeSimd,
+  gridPrunedRangesSimd,
   GridSearchSimd,
   prefixCount,
   scanRange,
@@ -230,6 +231,38 @@ describe.runIf(simd !== undefined)('wasm-simd grid search range kernel', () => {
         }
       }
     }
+  });
+
+  it('laid out once and restarted range by range (gridPrunedRangesSimd), in any order and after a stopped range, emits what fresh searches emit', () => {
+    for (let seed = 1; seed <= 150; seed++) {
+      const args = randomGridCase(seed);
+      const p = validateGridSearch(args);
+      for (let outer = 0; outer < p.d; outer++) {
+        const n = prefixCount(p, outer);
+        const a = Math.floor(n / 4);
+        const b = Math.floor((2 * n) / 3);
+        withKernels(simd!, (w) => {
+          const search = gridPrunedRangesSimd(w, p, outer);
+          for (const [start, end, stopAfter] of [[b, n, Infinity], [0, a, 1], [a, b, Infinity], [a, a, Infinity], [0, n, Infinity]] as const) {
+            const pts: number[] = [];
+            let k = 0;
+            const ok = search(start, end, (x) => (pts.push(...x), ++k < stopAfter));
+            const want = gridPoints(gridPrunedRange, args, outer, start, end, 0, Infinity, stopAfter);
+            expect(ok ? pts : 'stopped', `seed ${seed}, outer ${outer}, [${start}, ${end})`).toEqual(want);
+          }
+        });
+      }
+    }
+    // Stopped mid-search (19³ points, more than one kernel call's output, deep in the tree), then restarted.
+    const many = { dims: [0, 1, 2].map(() => ({ lower: 0, upper: 19, step: 1 })), coefficients: [1, 1, 1], targets: [30], tolerances: [40] };
+    withKernels(simd!, (w) => {
+      const search = gridPrunedRangesSimd(w, validateGridSearch(many), 0);
+      expect(search(0, 1, () => false)).toBe(false);
+      const pts: number[] = [];
+      expect(search(0, 1, (x) => (pts.push(...x), true))).toBe(true);
+      expect(pts).toEqual(gridPoints(gridPrunedRange, many, 0, 0, 1));
+      expect(pts.length).toBe(3 * 19 ** 3);
+    });
   });
 
   it('resumes when its output buffer fills: 10 000 passing points, an odd constraint count, and a slice of the last axis', () => {

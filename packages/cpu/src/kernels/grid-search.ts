@@ -333,7 +333,8 @@ function layOut(w: WasmKernels, p: GridSearchProblem, b: Bounds, outer: number, 
   w.reserve(top);
   const f64 = w.f64;
   const i32 = new Int32Array(w.buffer, 0, top >> 2);
-  f64.fill(0, 0, top >> 3);
+  // Zero rows and padding lanes are read as such; the output region needs no clearing.
+  f64.fill(0, 0, at.out >> 3);
   const c = p.coefficients;
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < d; j++) f64[(at.cT >> 3) + j * mP + i] = c[i * d + j]!;
@@ -388,6 +389,18 @@ export class GridSearchSimd {
     return this.header[GRID.done >> 2] === 1;
   }
   /**
+   * Makes this a search of prefixes [start, end) in the same layout, from their beginning (level
+   * -1: the next step decodes a prefix and recomputes every row under it).
+   */
+  restart(start: number, end: number): void {
+    const f64 = new Float64Array(this.w.buffer, 0, HEADER_BYTES >> 3);
+    f64[GRID.prefix >> 3] = start;
+    f64[GRID.prefixEnd >> 3] = Math.max(start, end);
+    const h = this.header;
+    h[GRID.level >> 2] = -1;
+    h[GRID.done >> 2] = 0;
+  }
+  /**
    * Searches on until done or until it has spent `budget` (one unit per node of the search tree
    * and per last-axis candidate tested), handing each passing point to `emit`. False when `emit`
    * asked to stop.
@@ -433,4 +446,19 @@ export function gridPrunedRangeSimd(w: WasmKernels, p: GridSearchProblem, outer:
   if (p.total === 0) return true;
   if (outer === p.d) return gridNaiveRange(p, outer, start, end, emit);
   return new GridSearchSimd(w, p, outer, start, end, lastLo, lastHi).run(emit);
+}
+
+/**
+ * `gridPrunedRangeSimd` for many ranges of one problem in turn, laid out in `w`'s memory once
+ * (on the first range) and restarted for each: `w` is the search's until its last range is done.
+ */
+export function gridPrunedRangesSimd(w: WasmKernels, p: GridSearchProblem, outer: number): (start: number, end: number, emit: PointCallback) => boolean {
+  if (p.total === 0) return () => true;
+  if (outer === p.d) return (start, end, emit) => gridNaiveRange(p, outer, start, end, emit);
+  let search: GridSearchSimd | undefined;
+  return (start, end, emit) => {
+    if (search === undefined) search = new GridSearchSimd(w, p, outer, start, end);
+    else search.restart(start, end);
+    return search.run(emit);
+  };
 }
