@@ -379,14 +379,19 @@ export class Units {
 
   /**
    * Queues `task` once per thread (each task claims units until none are left), then stages the
-   * units' input in order (`stage(u)` puts unit u's in shared memory) and lets them start.
+   * units' input in order (`stage(u)` puts unit u's in shared memory) and lets them start; with
+   * no `stage`, every unit may start at once. `onResult` gets each task's answer (by default a
+   * `TaskTimes`, kept for the call's phases).
    */
-  run(task: Task, threads: number, stage: (u: number) => void): void {
-    const report = (t: TaskTimes) => this.call.taskTimes.push(t);
+  run<R = TaskTimes>(task: Task, threads: number, stage?: (u: number) => void, onResult?: (r: R) => void): void {
+    const report = onResult ?? ((t: R) => this.call.taskTimes.push(t as TaskTimes));
     for (let i = Math.min(threads, this.count); i > 0; i--) this.call.submit(task, report);
-    for (let u = 0; u < this.count; u++) {
-      stage(u);
-      this.staged(u);
+    if (stage === undefined) this.staged(this.count - 1);
+    else {
+      for (let u = 0; u < this.count; u++) {
+        stage(u);
+        this.staged(u);
+      }
     }
     this.call.stagedAt = epochMs();
   }

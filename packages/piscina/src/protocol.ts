@@ -250,16 +250,34 @@ export interface SharedGridProblem {
 /** Which range kernel a grid task runs: the pruned search on the WebAssembly SIMD kernels or in JavaScript, or the brute force. */
 export type GridKernel = 'wasm-simd' | 'pruned' | 'naive';
 
-export interface GridTask {
+/**
+ * A grid search in `ranges` ranges of prefixes (linear indices over the first `outer` dimensions,
+ * x1 slowest) that the tasks claim through `ctrl`'s `UNIT_NEXT`: range u is prefixes
+ * [⌊u·prefixes/ranges⌋, ⌊(u+1)·prefixes/ranges⌋), so no bounds travel with each task.
+ * `tally` holds the `GRID_*` words.
+ */
+export interface GridTask extends Omit<ClaimedUnits, 'bounds'> {
   readonly kind: 'grid';
   readonly problem: SharedGridProblem;
   readonly kernel: GridKernel;
   readonly outer: number;
-  readonly start: number;
-  readonly end: number;
+  readonly prefixes: number;
+  readonly ranges: number;
+  readonly tally: SharedArrayBuffer;
 }
 
-/** A grid task's answer: the passing points of its prefixes, in order, or `exceeded`. */
+// Words of a grid call's tally (an Int32Array over `GridTask.tally`).
+/** Points found so far by all tasks, saturating at maxPoints + 1: past maxPoints every task stops. */
+export const GRID_FOUND = 0;
+/** Ranges finished (the main thread reports progress from it). */
+export const GRID_DONE = 1;
+export const GRID_WORDS = 2;
+
+/**
+ * A grid task's answer: `exceeded`, or its ranges' points in one Float64Array: the count k of
+ * ranges it ran, then k pairs (range index, points found), then the points of those ranges in
+ * that order, d values each.
+ */
 export type GridTaskResult = Float64Array | { readonly exceeded: true };
 
 export interface PingTask {

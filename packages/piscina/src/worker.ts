@@ -13,7 +13,7 @@ import {
   convLayerPlanesSimd,
   gridNaiveRange,
   gridPrunedRange,
-  gridPrunedRangeSimd,
+  gridPrunedRangesSimd,
   packedLength,
   addCarry,
   scanInMemory,
@@ -33,6 +33,8 @@ import {
   CTRL_ARRIVED,
   CTRL_GENERATION,
   CTRL_STOP,
+  GRID_DONE,
+  GRID_FOUND,
   epochMs,
   STOPPED_MESSAGE,
   UNIT_NEXT,
@@ -462,16 +464,49 @@ function gridProblem(s: SharedGridProblem): GridSearchProblem {
   return p;
 }
 
+/** `v + n` in a shared word, held at `cap`: the word never wraps however many tasks add to it. */
+function addSaturating(words: Int32Array, i: number, n: number, cap: number): number {
+  for (;;) {
+    const was = Atomics.load(words, i);
+    const next = Math.min(cap, was + n);
+    if (Atomics.compareExchange(words, i, was, next) === was) return next;
+  }
+}
+
+/**
+ * Claims ranges of prefixes until none is left (pruning makes their work very uneven, so the
+ * threads that draw light ones simply take more) and returns their points (see `GridTaskResult`).
+ * Every task stops once the tasks together have found more than maxPoints.
+ */
 function grid(t: GridTask): ReturnType<typeof move> | { exceeded: true } {
   const p = gridProblem(t.problem);
+  const ctrl = new Int32Array(t.ctrl);
+  const tally = new Int32Array(t.tally);
+  const cap = Math.min(p.maxPoints + 1, 2 ** 31 - 1);
   const sink = new PointSink(p.d, p.maxPoints, 256);
   const emit = (x: Float64Array): boolean => sink.push(x);
-  const ok =
+  const search =
     t.kernel === 'wasm-simd'
-      ? gridPrunedRangeSimd(kernels(), p, t.outer, t.start, t.end, emit)
-      : (t.kernel === 'pruned' ? gridPrunedRange : gridNaiveRange)(p, t.outer, t.start, t.end, emit);
-  if (!ok) return { exceeded: true };
-  return move(sink.finish().points);
+      ? gridPrunedRangesSimd(kernels(), p, t.outer)
+      : (start: number, end: number, emit: (x: Float64Array) => boolean) => (t.kernel === 'pruned' ? gridPrunedRange : gridNaiveRange)(p, t.outer, start, end, emit);
+  const ran: number[] = [];
+  const { prefixes, ranges } = t;
+  for (let u = Atomics.add(ctrl, UNIT_NEXT, 1); u < ranges; u = Atomics.add(ctrl, UNIT_NEXT, 1)) {
+    if (Atomics.load(ctrl, UNIT_STOP) !== 0) throw new Error(STOPPED);
+    if (Atomics.load(tally, GRID_FOUND) > p.maxPoints) return { exceeded: true };
+    const before = sink.count;
+    if (!search(Math.floor((u * prefixes) / ranges), Math.floor(((u + 1) * prefixes) / ranges), emit)) return { exceeded: true };
+    const found = sink.count - before;
+    ran.push(u, found);
+    if (addSaturating(tally, GRID_FOUND, found, cap) > p.maxPoints) return { exceeded: true };
+    Atomics.add(tally, GRID_DONE, 1);
+  }
+  const header = 1 + ran.length;
+  const res = new Float64Array(header + sink.count * p.d);
+  res[0] = ran.length / 2;
+  res.set(ran, 1);
+  res.set(sink.finish().points, header);
+  return move(res);
 }
 
 /** Shared memory seen since this worker's last collection (see shared-seen.ts). */

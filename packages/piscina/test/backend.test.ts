@@ -122,13 +122,13 @@ describe('worker failures', () => {
 });
 
 describe('abort', () => {
-  it('cancels queued grid-search work: rejects promptly with AbortError, then the pool is free', async () => {
+  it('stops a running grid search: rejects promptly with AbortError, then the pool is free', async () => {
     await using backend = await createPiscinaBackend({ threads: 2 });
     const full = await readCs610Problem(CS610_GRID_PATH, CS610_DISP_PATH);
     const ac = new AbortController();
     let progressed = 0;
     const t0 = performance.now();
-    // 13^10 points brute force: hours on 2 threads; 16 tasks, all but two queued.
+    // 13^10 points brute force: hours on 2 threads; 2048 ranges, each most of a second long.
     const run = backend.gridSearch(full, {
       variant: 'naive',
       signal: ac.signal,
@@ -202,6 +202,25 @@ describe('abort', () => {
     await expect(backend.gridSearch(args, { variant: 'naive' })).rejects.toBeInstanceOf(LimitExceededError);
     const ok = await backend.gridSearch({ ...args, maxPoints: 10_000 });
     expect(ok.data.count).toBe(10_000);
+    await expectUsable(backend);
+  });
+
+  it('a grid search in many ranges claimed by both threads: points in order, progress in ranges, the maxPoints tally shared', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    // 16^5 points: 64 ranges; a thin slab passes, spread over most of them.
+    const dims = [0, 1, 2, 3, 4].map(() => ({ lower: 0, upper: 16, step: 1 }));
+    const args = { dims, coefficients: [1, 2, 1, 1, 1], targets: [40], tolerances: [1.5] };
+    for (const variant of backend.variants('gridSearch')) {
+      const seen: Array<{ done: number; total: number; unit: string }> = [];
+      const r = await backend.gridSearch(args, { variant, onProgress: (e) => seen.push(e) });
+      expect(verifyResult('gridSearch', args, r.data), variant).toBeUndefined();
+      expect(lastCallStats(backend)?.tasks, variant).toBe(2);
+      expect(seen.at(-1), variant).toEqual({ done: 64, total: 64, unit: 'ranges' });
+      expect(seen.every((e, i) => i === 0 || e.done > seen[i - 1]!.done), variant).toBe(true);
+      // One point too many, wherever the threads find them, is refused; exactly enough is not.
+      await expect(backend.gridSearch({ ...args, maxPoints: r.data.count - 1 }, { variant }), variant).rejects.toBeInstanceOf(LimitExceededError);
+      expect((await backend.gridSearch({ ...args, maxPoints: r.data.count }, { variant })).data.count, variant).toBe(r.data.count);
+    }
     await expectUsable(backend);
   });
 });

@@ -1,22 +1,16 @@
 import { gridNaiveRange, gridPrunedRange, gridPrunedRangeSimd, limitError, outerDims, prefixCount, wasmSupport, withKernels, type PointCallback } from '@kernelkit/cpu';
 import { PointSink, type GridPoints, type GridSearchProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import { split } from '../call.js';
-import type { GridKernel, GridTaskResult, SharedGridProblem } from '../protocol.js';
+import { GRID_DONE, GRID_FOUND, GRID_WORDS, type GridKernel, type GridTaskResult, type SharedGridProblem } from '../protocol.js';
 import { INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
-/** Tasks per thread: pruning makes prefixes very uneven, so many small tasks balance the load. */
-const TASKS_PER_THREAD = 8;
-/** Fewest grid points worth a task (~0.3 ms of brute force): small grids get fewer tasks. */
-const MIN_TASK_POINTS = 2 ** 14;
+/** Ranges per thread: pruning makes prefixes very uneven, so many small ranges balance the load. */
+const RANGES_PER_THREAD = 1024;
+/** Fewest grid points worth a range (~0.3 ms of brute force): small grids get fewer ranges. */
+const MIN_RANGE_POINTS = 2 ** 14;
+/** How often progress is reported while the workers search. */
+const PROGRESS_MS = 100;
 
-/**
- * Ranges of prefixes (linear indices over the first `outer` dimensions, x1 slowest), about
- * 8 per thread. Each worker runs the CPU backend's range kernel and returns its passing points
- * as a transferred Float64Array; ranges are concatenated in index order, which is the
- * lexicographic order of the points, so the result is the sequential result exactly.
- * `signal` goes to Piscina: queued ranges are dropped and running ones end with their thread.
- * More than `maxPoints` points in total cancels the rest and rejects with LimitExceededError.
- */
 let nextProblemId = 1;
 
 /** The problem's arrays in one shared buffer (see `SharedGridProblem`); the tasks carry only numbers. */
@@ -34,7 +28,15 @@ function share(p: GridSearchProblem, sab: SharedArrayBuffer): SharedGridProblem 
 /** A search on this thread, for calls run inline: the points of prefixes [start, end) to `emit`, false when it asked to stop. */
 type InlineKernel = (p: GridSearchProblem, outer: number, start: number, end: number, emit: PointCallback) => boolean;
 
-/** `kernel` runs on the workers, `here` on this thread when the call runs inline. */
+/**
+ * Ranges of prefixes (linear indices over the first `outer` dimensions, x1 slowest), about 1024
+ * per thread, claimed in order by one task per thread from a shared counter. Each task runs the
+ * CPU backend's range kernel on the ranges it claims and returns their points; ranges are put
+ * back in index order, which is the lexicographic order of the points, so the result is the
+ * sequential result exactly. More than `maxPoints` points in total stops every task (a shared
+ * tally) and rejects with LimitExceededError. `signal` goes to Piscina: running tasks end with
+ * their thread. `kernel` runs on the workers, `here` on this thread when the call runs inline.
+ */
 function searchOn(env: Env, kernel: GridKernel, here: InlineKernel) {
   return async (p: GridSearchProblem, ctx: OpContext<GridPoints>): Promise<OpOutput<GridPoints>> => {
     if (p.total === 0) return { data: { count: 0, dims: p.d, points: new Float64Array(0) } };
@@ -42,37 +44,76 @@ function searchOn(env: Env, kernel: GridKernel, here: InlineKernel) {
       const sink = new PointSink(p.d, p.maxPoints);
       const outer = outerDims(p, 1);
       if (!here(p, outer, 0, prefixCount(p, outer), (x) => sink.push(x))) throw limitError(p);
-      ctx.onProgress?.({ done: 1, total: 1, unit: 'tasks' });
+      ctx.onProgress?.({ done: 1, total: 1, unit: 'ranges' });
       return { data: sink.finish(), notes: [INLINE_NOTE] };
     }
-    const want = Math.max(1, Math.min(env.pool.threads * TASKS_PER_THREAD, Math.floor(p.total / MIN_TASK_POINTS)));
-    // Prefixes ≥ 8 per task where the grid allows, so ranges differ by at most 1 prefix in 8
-    // (13^10 on 16 threads: 2197 prefixes of 3 dimensions in 128 ranges, not 169 of 2).
-    const outer = outerDims(p, want * 8);
-    const ranges = split(prefixCount(p, outer), want);
+    const want = Math.max(1, Math.min(env.pool.threads * RANGES_PER_THREAD, Math.floor(p.total / MIN_RANGE_POINTS)));
+    const outer = outerDims(p, want);
+    const prefixes = prefixCount(p, outer);
+    const ranges = Math.min(want, prefixes);
     const call = newCall(env, 'gridSearch', ctx.signal);
     const shared = share(p, call.acquire(8 * (p.counts.reduce((a, c) => a + c, 0) + p.m * p.d + 2 * p.m)));
-    const parts: Float64Array[] = new Array<Float64Array>(ranges.length);
-    let done = 0;
-    let count = 0;
-    ranges.forEach(([start, end], i) => {
-      call.submit({ kind: 'grid', problem: shared, kernel, outer, start, end }, (r: GridTaskResult) => {
-        if (!(r instanceof Float64Array)) throw limitError(p);
-        count += r.length / p.d;
-        if (count > p.maxPoints) throw limitError(p);
-        parts[i] = r;
-        ctx.onProgress?.({ done: ++done, total: ranges.length, unit: 'tasks' });
-      });
+    const tally = new Int32Array(call.acquire(GRID_WORDS * 4)).fill(0);
+    // The bounds stay on this thread (only their count matters here): each task computes its ranges.
+    const units = call.units(split(prefixes, ranges).map(([start]) => start).concat(prefixes));
+    const results: Float64Array[] = [];
+    let exceeded = false;
+    units.run({ kind: 'grid', problem: shared, kernel, outer, prefixes, ranges, tally: tally.buffer as SharedArrayBuffer, ctrl: units.ctrl }, call.threads, undefined, (r: GridTaskResult) => {
+      if (r instanceof Float64Array) results.push(r);
+      else exceeded = true;
     });
-    await call.finish();
-    const points = new Float64Array(count * p.d);
-    let o = 0;
-    for (const part of parts) {
-      points.set(part, o);
-      o += part.length;
+    let reported = 0;
+    // A throwing onProgress fails the call and is rethrown as it is.
+    const timer = setInterval(() => {
+      const done = Atomics.load(tally, GRID_DONE);
+      if (done === reported || ctx.onProgress === undefined) return;
+      reported = done;
+      try {
+        ctx.onProgress({ done, total: units.count, unit: 'ranges' });
+      } catch (err) {
+        call.fail(err);
+      }
+    }, PROGRESS_MS);
+    try {
+      await call.finish(() => {
+        exceeded ||= Atomics.load(tally, GRID_FOUND) > p.maxPoints;
+      });
+    } finally {
+      clearInterval(timer);
     }
-    return { data: { count, dims: p.d, points } };
+    if (exceeded) throw limitError(p);
+    const data = gather(p.d, units.count, results);
+    if (data.count > p.maxPoints) throw limitError(p);
+    if (reported !== units.count) ctx.onProgress?.({ done: units.count, total: units.count, unit: 'ranges' });
+    return { data };
   };
+}
+
+/** The tasks' points in range order (see `GridTaskResult`). */
+function gather(d: number, ranges: number, results: readonly Float64Array[]): GridPoints {
+  const from = new Array<Float64Array>(ranges);
+  const at = new Float64Array(ranges);
+  const found = new Float64Array(ranges);
+  for (const r of results) {
+    const k = r[0]!;
+    let o = 1 + 2 * k;
+    for (let i = 0; i < k; i++) {
+      const u = r[1 + 2 * i]!;
+      from[u] = r;
+      at[u] = o;
+      found[u] = r[2 + 2 * i]!;
+      o += found[u]! * d;
+    }
+  }
+  const count = found.reduce((a, n) => a + n, 0);
+  const points = new Float64Array(count * d);
+  let o = 0;
+  for (let u = 0; u < ranges; u++) {
+    const n = found[u]! * d;
+    if (n > 0) points.set(from[u]!.subarray(at[u]!, at[u]! + n), o);
+    o += n;
+  }
+  return { count, dims: d, points };
 }
 
 /** `wasm-simd` (the pruned search on the WebAssembly SIMD kernels, in every worker) is the default where the runtime has WebAssembly SIMD. */
