@@ -192,7 +192,7 @@ export type Decision =
  * first. Each candidate whose running time (start-up left out: it is paid once, and trials are
  * timed after a warm-up) is predicted within `factor` of the best time measured so far (of the
  * best prediction before anything is measured), and whose call with start-up is predicted
- * under `trialMaxMs`, both predictions scaled by `predictionBias`, gets a trial (see trialComplete); the prediction's own pick always does,
+ * under `trialMaxMs`, gets a trial (see trialComplete); the prediction's own pick always does,
  * since it runs anyway, and so does a candidate whose trial has begun, unless it is hopeless (its
  * fastest call over `factor` times another's best). Candidates take turns: the
  * one on `turn` keeps it while its trial is open, until the turn has a timed call and its timed
@@ -209,8 +209,7 @@ export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Tria
     if (t !== undefined) reference = Math.min(reference, scaledMs(t, work));
   }
   if (reference === Infinity) reference = best.predictedMs - best.startMs;
-  const bias = predictionBias(ranked, trials, work);
-  const near = (p: Pick): boolean => bias * (p.predictedMs - p.startMs) <= s.factor * reference && bias * p.predictedMs <= s.trialMaxMs;
+  const near = (p: Pick): boolean => p.predictedMs - p.startMs <= s.factor * reference && p.predictedMs <= s.trialMaxMs;
   const timedOf = (p: Pick): number => trials.get(pickName(p))?.timedMs ?? 0;
   // A turn has at least one timed call, so a warm-up is always followed by its candidate's trial.
   const keepTurn = turn !== undefined && (turn.calls === 0 || turn.ms < (s.trialRunMs ?? DEFAULT_TRIAL_RUN_MS));
@@ -230,24 +229,6 @@ export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Tria
   if (next !== undefined) return { kind: 'explore', pick: next };
   const choice = settle(ranked, trials, work);
   return choice === undefined ? { kind: 'predicted', pick: best } : choice;
-}
-
-/**
- * How far the predictions for this call overshoot what the trials measured: the lowest
- * measured / predicted running time among the measured candidates, at most 1. Far beyond the
- * calibrated sizes every candidate's prediction can be high by orders of magnitude alike (a
- * pruned grid search's work grows far slower than its point count), and an unmeasured one is
- * compared with the measured ones at its prediction scaled by this. A hopeless trial still ends
- * after two timed calls.
- */
-export function predictionBias(ranked: readonly Pick[], trials: ReadonlyMap<string, Trial>, work: number): number {
-  let bias = 1;
-  for (const p of ranked) {
-    const t = trials.get(pickName(p));
-    const running = p.predictedMs - p.startMs;
-    if (t !== undefined && running > 0) bias = Math.min(bias, scaledMs(t, work) / running);
-  }
-  return bias;
 }
 
 /** The fastest measured candidate still on offer (by time per unit of work, see rankedMs), with every trial. */
