@@ -376,10 +376,10 @@ describe('measured choice (exploration)', () => {
     const oldChoice = { backend: 'cpu', variant: 'wasm-simd', trials: { 'cpu/wasm-simd': { ms: 1, work: 1000 } } };
     writeFileSync(uncounted, JSON.stringify({ version: CALIBRATION_FORMAT_VERSION, machines: { [machineKey(machineIdentity())]: { machine: machineIdentity(), backends: {}, choices: { [set]: { [scanKey]: oldChoice } } } } }));
     expect((await readCalibrationCache(uncounted)).note).toMatch(/ignored 1 malformed entry/);
-    // A file of the format before (choices settled on two-call trials) is re-measured, without a warning.
+    // A file of an earlier format (the grid search calibrated at other sizes) is re-measured, without a warning.
     const stale = tmp();
-    writeFileSync(stale, JSON.stringify({ version: 3, machines: { [machineKey(machineIdentity())]: { machine: machineIdentity(), backends: {}, choices: { [set]: { [scanKey]: oldChoice } } } } }));
-    expect((await readCalibrationCache(stale)).note).toMatch(/is format 3, this kernelkit writes 4: re-measuring/);
+    writeFileSync(stale, JSON.stringify({ version: CALIBRATION_FORMAT_VERSION - 1, machines: { [machineKey(machineIdentity())]: { machine: machineIdentity(), backends: {}, choices: { [set]: { [scanKey]: oldChoice } } } } }));
+    expect((await readCalibrationCache(stale)).note).toBe(`calibration cache ${stale} is format ${CALIBRATION_FORMAT_VERSION - 1}, this kernelkit writes ${CALIBRATION_FORMAT_VERSION}: re-measuring`);
     for (const path of [corrupt, bad, uncounted, stale]) {
       const { loaders } = timedLoaders(DELAYS);
       const k = await createKernels({ costModel: MODEL, calibrationCache: path, explore: ONE }, loaders, noEnv);
