@@ -128,7 +128,7 @@ describe('abort', () => {
     const ac = new AbortController();
     let progressed = 0;
     const t0 = performance.now();
-    // 13^10 points brute force: hours on 2 threads; 2048 ranges, each most of a second long.
+    // 13^10 points brute force: hours on 2 threads; 128 ranges, each seconds long.
     const run = backend.gridSearch(full, {
       variant: 'naive',
       signal: ac.signal,

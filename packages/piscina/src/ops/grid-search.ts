@@ -5,7 +5,7 @@ import { GRID_DONE, GRID_FOUND, GRID_WORDS, type GridKernel, type GridTaskResult
 import { INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
 /** Ranges per thread: pruning makes prefixes very uneven, so many small ranges balance the load. */
-const RANGES_PER_THREAD = 1024;
+const RANGES_PER_THREAD = 64;
 /** Fewest grid points worth a range (~0.3 ms of brute force): small grids get fewer ranges. */
 const MIN_RANGE_POINTS = 2 ** 14;
 /** How often progress is reported while the workers search. */
@@ -29,7 +29,7 @@ function share(p: GridSearchProblem, sab: SharedArrayBuffer): SharedGridProblem 
 type InlineKernel = (p: GridSearchProblem, outer: number, start: number, end: number, emit: PointCallback) => boolean;
 
 /**
- * Ranges of prefixes (linear indices over the first `outer` dimensions, x1 slowest), about 1024
+ * Ranges of prefixes (linear indices over the first `outer` dimensions, x1 slowest), about 64
  * per thread, claimed in order by one task per thread from a shared counter. Each task runs the
  * CPU backend's range kernel on the ranges it claims and returns their points; ranges are put
  * back in index order, which is the lexicographic order of the points, so the result is the
