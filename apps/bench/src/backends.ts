@@ -20,8 +20,17 @@ export interface CallOutput {
   readonly data: OpData<OpName>;
   readonly timing?: { readonly kernelMs?: number | undefined; readonly uploadMs?: number | undefined; readonly readbackMs?: number | undefined } | undefined;
   readonly notes?: readonly string[] | undefined;
-  /** The router's calls only: whether its choice for this call's key is settled, and the trials so far. */
-  readonly route?: { readonly settled: boolean; readonly backend?: string | undefined; readonly variant?: string | undefined; readonly candidates?: number | undefined; readonly trials?: Readonly<Record<string, number>> | undefined; readonly trialCalls?: Readonly<Record<string, number>> | undefined } | undefined;
+  /** The router's calls only: whether its choice for this call's key is settled, the trials so far, and the predictions of the pick and the runner-up. */
+  readonly route?: {
+    readonly settled: boolean;
+    readonly backend?: string | undefined;
+    readonly variant?: string | undefined;
+    readonly candidates?: number | undefined;
+    readonly trials?: Readonly<Record<string, number>> | undefined;
+    readonly trialCalls?: Readonly<Record<string, number>> | undefined;
+    readonly predictedMs?: number | undefined;
+    readonly runnerUp?: { readonly backend: string; readonly variant: string; readonly predictedMs?: number | undefined } | undefined;
+  } | undefined;
 }
 
 /** What a row measures: a kernelkit backend, the router, or a peer library, behind the calls runRow makes. */

@@ -296,7 +296,12 @@ export async function settleRouter(b: Contender, op: OpName, args: OpArgs<OpName
   } while (route !== undefined && !route.settled && calls < (1 + TRIAL_MAX_CALLS) * ((route.candidates ?? 1) + 2) + 2);
   const trials = Object.entries(route?.trials ?? {}).map(([name, ms]) => `${name} ${ms.toFixed(1)} ms${route?.trialCalls?.[name] === undefined ? '' : ` (${route.trialCalls[name]} calls)`}`);
   const state = route === undefined || route.settled ? 'settled' : 'not settled';
-  return `router ${state} after ${calls} call${calls === 1 ? '' : 's'} (${((performance.now() - t0) / 1000).toFixed(1)} s)${trials.length ? `; trials: ${trials.join(', ')}` : ''}`;
+  // Predictions too: a candidate predicted far from the best is never tried, and only they say why.
+  const predicted = [
+    ...(route?.predictedMs === undefined ? [] : [`${route.backend}/${route.variant} ${route.predictedMs.toFixed(1)} ms`]),
+    ...(route?.runnerUp?.predictedMs === undefined ? [] : [`runner-up ${route.runnerUp.backend}/${route.runnerUp.variant} ${route.runnerUp.predictedMs.toFixed(1)} ms`]),
+  ];
+  return `router ${state} after ${calls} call${calls === 1 ? '' : 's'} (${((performance.now() - t0) / 1000).toFixed(1)} s)${trials.length ? `; trials: ${trials.join(', ')}` : ''}${predicted.length ? `; predicted: ${predicted.join(', ')}` : ''}`;
 }
 
 /** Up to three more calls with `timing` when a call is cheap, for the kernel, upload and readback medians. */

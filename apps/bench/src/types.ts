@@ -81,6 +81,8 @@ export type Row =
       readonly roundMediansMs?: readonly number[];
       /** With `--rounds`, the router's rows: where each round's timed calls went, in round order. */
       readonly roundRoutes?: readonly string[];
+      /** With `--rounds`, the router's rows: each round's note on how the router settled (its trials and predictions), in round order. */
+      readonly roundRouterNotes?: readonly string[];
     })
   | (RowKey & { readonly status: 'errored'; readonly message: string })
   | (RowKey & { readonly status: 'skipped'; readonly reason: string });

@@ -23,9 +23,11 @@ describe('rounds', () => {
   });
 
   it("lists where each round of a router row sent its calls, in the 'rounds' column too", () => {
-    const routed = (medianMs: number, routedTo: string): Row => ({ ...ok('cpu', medianMs), backend: 'kernelkit', variant: 'routed', routedTo }) as Row;
+    const routed = (medianMs: number, routedTo: string): Row => ({ ...ok('cpu', medianMs), backend: 'kernelkit', variant: 'routed', routedTo, notes: ['routed to x', `router settled after ${medianMs} calls`] }) as Row;
     const [row] = medianRounds([[routed(5, 'piscina/wasm-simd')], [routed(9, 'webgpu/gemm')], [routed(7, 'piscina/wasm-simd')]]);
     expect(row).toMatchObject({ stats: { medianMs: 7 }, routedTo: 'piscina/wasm-simd', roundRoutes: ['piscina/wasm-simd', 'webgpu/gemm', 'piscina/wasm-simd'] });
+    // Each round's own account of how it settled, for the rounds that went elsewhere.
+    expect(row).toMatchObject({ roundRouterNotes: ['router settled after 5 calls', 'router settled after 9 calls', 'router settled after 7 calls'] });
     const md = formatMarkdown({ schema: 'kernelkit-bench/1', date: '2026-11-24', workload: 'tiny', machine: { cpu: 'x', cores: 2, memoryGiB: 1, os: 'x', node: 'x', hostname: 'x' }, backends: [], rows: [row!], wallMs: 1, checkPolicy: 'x', rounds: 3 });
     expect(md).toContain('| 7.000 ms | 5.000 ms (piscina/wasm-simd) · 9.000 ms (webgpu/gemm) · 7.000 ms (piscina/wasm-simd) |');
   });

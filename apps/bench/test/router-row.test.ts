@@ -29,6 +29,11 @@ describe("the kernelkit row's exploration before timing", () => {
     expect(note).toMatch(/^router settled after 4 calls \(\d+\.\d s\); trials: cpu\/sequential 4\.0 ms, piscina\/two-pass 2\.5 ms$/);
   });
 
+  it('notes the predictions of the pick and the runner-up, which say why a candidate was never tried', async () => {
+    const b = scripted([{ settled: true, backend: 'piscina', variant: 'wasm-simd', trials: { 'piscina/wasm-simd': 76 }, predictedMs: 29033.9, runnerUp: { backend: 'webgpu', variant: 'pruned', predictedMs: 7353.24 } }]);
+    expect(await settleRouter(b, 'scan', args)).toMatch(/; trials: piscina\/wasm-simd 76\.0 ms; predicted: piscina\/wasm-simd 29033\.9 ms, runner-up webgpu\/pruned 7353\.2 ms$/);
+  });
+
   it('stops at 1 + TRIAL_MAX_CALLS calls per candidate (warm-up and the longest trial), as many for each of a close race, and two more when the route never settles', async () => {
     const b = scripted([{ settled: false, candidates: 3 }]);
     const most = (1 + TRIAL_MAX_CALLS) * (3 + 2) + 2;
