@@ -251,18 +251,14 @@ export interface SharedGridProblem {
 export type GridKernel = 'wasm-simd' | 'pruned' | 'naive';
 
 /**
- * A grid search in `ranges` ranges of prefixes (linear indices over the first `outer` dimensions,
- * x1 slowest) that the tasks claim through `ctrl`'s `UNIT_NEXT`: range u is prefixes
- * [⌊u·prefixes/ranges⌋, ⌊(u+1)·prefixes/ranges⌋), so no bounds travel with each task.
- * `tally` holds the `GRID_*` words.
+ * A grid search in ranges of prefixes (linear indices over the first `outer` dimensions, x1
+ * slowest) that the tasks claim (`bounds` are prefix indices). `tally` holds the `GRID_*` words.
  */
-export interface GridTask extends Omit<ClaimedUnits, 'bounds'> {
+export interface GridTask extends ClaimedUnits {
   readonly kind: 'grid';
   readonly problem: SharedGridProblem;
   readonly kernel: GridKernel;
   readonly outer: number;
-  readonly prefixes: number;
-  readonly ranges: number;
   readonly tally: SharedArrayBuffer;
 }
 

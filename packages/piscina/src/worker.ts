@@ -490,12 +490,12 @@ function grid(t: GridTask): ReturnType<typeof move> | { exceeded: true } {
       ? gridPrunedRangesSimd(kernels(), p, t.outer)
       : (start: number, end: number, emit: (x: Float64Array) => boolean) => (t.kernel === 'pruned' ? gridPrunedRange : gridNaiveRange)(p, t.outer, start, end, emit);
   const ran: number[] = [];
-  const { prefixes, ranges } = t;
-  for (let u = Atomics.add(ctrl, UNIT_NEXT, 1); u < ranges; u = Atomics.add(ctrl, UNIT_NEXT, 1)) {
+  const b = t.bounds;
+  for (let u = Atomics.add(ctrl, UNIT_NEXT, 1); u < b.length - 1; u = Atomics.add(ctrl, UNIT_NEXT, 1)) {
     if (Atomics.load(ctrl, UNIT_STOP) !== 0) throw new Error(STOPPED);
     if (Atomics.load(tally, GRID_FOUND) > p.maxPoints) return { exceeded: true };
     const before = sink.count;
-    if (!search(Math.floor((u * prefixes) / ranges), Math.floor(((u + 1) * prefixes) / ranges), emit)) return { exceeded: true };
+    if (!search(b[u]!, b[u + 1]!, emit)) return { exceeded: true };
     const found = sink.count - before;
     ran.push(u, found);
     if (addSaturating(tally, GRID_FOUND, found, cap) > p.maxPoints) return { exceeded: true };

@@ -1,7 +1,7 @@
 import { gridNaiveRange, gridPrunedRange, gridPrunedRangeSimd, limitError, outerDims, prefixCount, wasmSupport, withKernels, type PointCallback } from '@kernelkit/cpu';
 import { PointSink, type GridPoints, type GridSearchProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import { split } from '../call.js';
-import { GRID_DONE, GRID_FOUND, GRID_WORDS, type GridKernel, type GridTaskResult, type SharedGridProblem } from '../protocol.js';
+import { GRID_DONE, GRID_WORDS, type GridKernel, type GridTaskResult, type SharedGridProblem } from '../protocol.js';
 import { INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
 /** Ranges per thread: pruning makes prefixes very uneven, so many small ranges balance the load. */
@@ -50,15 +50,14 @@ function searchOn(env: Env, kernel: GridKernel, here: InlineKernel) {
     const want = Math.max(1, Math.min(env.pool.threads * RANGES_PER_THREAD, Math.floor(p.total / MIN_RANGE_POINTS)));
     const outer = outerDims(p, want);
     const prefixes = prefixCount(p, outer);
-    const ranges = Math.min(want, prefixes);
     const call = newCall(env, 'gridSearch', ctx.signal);
     const shared = share(p, call.acquire(8 * (p.counts.reduce((a, c) => a + c, 0) + p.m * p.d + 2 * p.m)));
-    const tally = new Int32Array(call.acquire(GRID_WORDS * 4)).fill(0);
-    // The bounds stay on this thread (only their count matters here): each task computes its ranges.
-    const units = call.units(split(prefixes, ranges).map(([start]) => start).concat(prefixes));
+    const tallyBuffer = call.acquire(GRID_WORDS * 4);
+    const tally = new Int32Array(tallyBuffer).fill(0);
+    const units = call.units(split(prefixes, want).map(([start]) => start).concat(prefixes));
     const results: Float64Array[] = [];
     let exceeded = false;
-    units.run({ kind: 'grid', problem: shared, kernel, outer, prefixes, ranges, tally: tally.buffer as SharedArrayBuffer, ctrl: units.ctrl }, call.threads, undefined, (r: GridTaskResult) => {
+    units.run({ kind: 'grid', problem: shared, kernel, outer, tally: tallyBuffer, bounds: units.bounds, ctrl: units.ctrl }, call.threads, undefined, (r: GridTaskResult) => {
       if (r instanceof Float64Array) results.push(r);
       else exceeded = true;
     });
@@ -75,9 +74,8 @@ function searchOn(env: Env, kernel: GridKernel, here: InlineKernel) {
       }
     }, PROGRESS_MS);
     try {
-      await call.finish(() => {
-        exceeded ||= Atomics.load(tally, GRID_FOUND) > p.maxPoints;
-      });
+      // The task whose points took the tally past maxPoints answers `exceeded`.
+      await call.finish();
     } finally {
       clearInterval(timer);
     }
