@@ -7,7 +7,7 @@ export const WORK_UNITS: Readonly<Record<OpName, string>> = {
   conv2d: 'multiply-adds',
   stencil3d: 'point updates',
   scan: 'bytes moved',
-  gridSearch: 'grid points',
+  gridSearch: 'pruned-search node tests',
   convLayer: 'multiply-adds',
 };
 

@@ -1,5 +1,5 @@
 import {
-  OPS, ctorOf, dtypeOf, convLayerMultiplyAdds, convLayerOutputLength, conv2dMultiplyAdds, conv2dOutputLength, isDeviceArray, scanBytes, stencil3dOutputLength, stencil3dPointUpdates,
+  OPS, ctorOf, dtypeOf, convLayerMultiplyAdds, gridSearchWork, convLayerOutputLength, conv2dMultiplyAdds, conv2dOutputLength, isDeviceArray, scanBytes, stencil3dOutputLength, stencil3dPointUpdates,
   type DeviceArray, type DeviceData, type OpName,
 } from '@kernelkit/ops';
 import type { CallShape, InputPlace } from './cost-model.js';
@@ -41,7 +41,7 @@ export function callShape(op: OpName, args: unknown, output: 'array' | 'device' 
     }
     case 'gridSearch': {
       const p = validate(args) as ReturnType<(typeof OPS)['gridSearch']['validate']>;
-      return { op, work: p.total, passes: 1, inputBytes: 0, outputBytes: 0, input: { kind: 'host' }, output: 'array' };
+      return { op, work: gridSearchWork(p), passes: 1, inputBytes: 0, outputBytes: 0, input: { kind: 'host' }, output: 'array' };
     }
     case 'convLayer': {
       const p = validate(args) as ReturnType<(typeof OPS)['convLayer']['validate']>;

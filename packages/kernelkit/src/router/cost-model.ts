@@ -2,7 +2,7 @@ import type { BackendName, OpName } from '@kernelkit/ops';
 
 /**
  * A straight-line time model: `fixedMs + msPerWork·work + msPerPass·passes`. `work` is the op's
- * own count from @kernelkit/ops (multiply-adds, point updates, bytes, grid points); `passes` is
+ * own count from @kernelkit/ops (multiply-adds, point updates, bytes, the grid search's node tests); `passes` is
  * how many dependent rounds the call makes (stencil steps), which is where GPU dispatch
  * overhead shows up.
  */

@@ -99,7 +99,7 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
 
 /**
  * Host-array calls of at most this much work (the op's unit: multiply-adds, point updates, bytes
- * moved, grid points) run on the default backend while their op has no calibration, and do not
+ * moved, pruned-search node tests) run on the default backend while their op has no calibration, and do not
  * start one: any backend finishes them in about a millisecond, so no choice could save what
  * calibrating costs (seconds). The op's first larger call calibrates it.
  */
