@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
-import { OP_NAMES, makeScanArgs, makeStencil3dArgs, verifyResult, type BackendName, type DeviceArray } from '@kernelkit/ops';
+import { OP_NAMES, gridSearchWork, makeScanArgs, makeStencil3dArgs, validateGridSearch, verifyResult, type BackendName, type DeviceArray } from '@kernelkit/ops';
 import { createKernels } from '../src/kernels.js';
 import { defaultLoaders } from '../src/loaders.js';
 import { cachedBackend, machineIdentity, readCalibrationCache, writeCalibrationCache, CALIBRATION_FORMAT_VERSION } from '../src/router/cache.js';
@@ -88,6 +88,28 @@ describe('routing by predicted time (exploration off)', () => {
     expect(many.route.backend).toBe('piscina');
     onCpu.dispose();
     await own.dispose();
+    await k.dispose();
+  });
+
+  it("predicts a grid search from its pruned search's node tests, not its points", async () => {
+    const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    // cpu: 10 µs per node test; piscina: 5 ms + 1 µs per node test.
+    const model: CostModel = { backends: { cpu: cost('cpu', { msPerWork: 0.01 }), piscina: cost('piscina/default threads', { fixedMs: 5, msPerWork: 0.001 }) } };
+    const k = await createKernels({ explore: false, costModel: model }, loaders, noEnv);
+    // 10^4 points either way: counted in points, piscina (15 ms) would beat cpu (100 ms) on both.
+    const dims = Array.from({ length: 4 }, () => ({ lower: 0, upper: 1, step: 0.1 }));
+    const grid = (target: number, tolerance: number) => ({ dims, coefficients: [1, 1, 1, 1], targets: [target], tolerances: [tolerance] });
+    // Nothing pruned: 1 + 10 + 100 + 1000 node tests and 1000 last-axis ranges.
+    const loose = await k.gridSearch(grid(2, 10));
+    expect(loose.route).toMatchObject({ backend: 'piscina', runnerUp: { backend: 'cpu' } });
+    expect(loose.route.predictedMs).toBeCloseTo(5 + 0.001 * gridSearchWork(validateGridSearch(grid(2, 10))), 9);
+    expect(gridSearchWork(validateGridSearch(grid(2, 10)))).toBe(2111);
+    expect(loose.data.count).toBe(10_000);
+    // Σx ≤ 0.05 keeps one value per axis: 1 + 10 + 10 + 10 node tests and one last-axis range, and cpu's lack of a fixed cost wins.
+    const tight = await k.gridSearch(grid(0, 0.05));
+    expect(gridSearchWork(validateGridSearch(grid(0, 0.05)))).toBe(32);
+    expect(tight.route).toMatchObject({ backend: 'cpu', runnerUp: { backend: 'piscina' } });
+    expect(tight.data.count).toBe(1);
     await k.dispose();
   });
 

@@ -3,9 +3,10 @@
  * runs one fixed-size probe on its own private data and posts its busy time.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { WasmKernels, conv2dRows, conv2dRowsSimd, convLayerPlanes, convLayerPlanesSimd, wasmSupport } from '@kernelkit/cpu';
+import { WasmKernels, conv2dRows, conv2dRowsSimd, convLayerPlanes, convLayerPlanesSimd, gridPrunedRange, gridPrunedRangesSimd, prefixCount, wasmSupport } from '@kernelkit/cpu';
+import { CS610_DISP_PATH, CS610_GRID_PATH, readCs610Problem, reduceGrid, validateGridSearch } from '@kernelkit/ops';
 import type { ProbeName } from './ceiling-probes.js';
-import { CONV2D_PROBE, CONV_LAYER_PROBE, STREAM_ELEMENTS, ALU_ITERATIONS } from './ceiling-probes.js';
+import { CONV2D_PROBE, CONV_LAYER_PROBE, GRID_PROBE_STEPS, STREAM_ELEMENTS, ALU_ITERATIONS } from './ceiling-probes.js';
 
 interface Init {
   readonly probe: ProbeName;
@@ -35,7 +36,7 @@ function stream(): number {
 
 // The kernels the backends run by default: WebAssembly SIMD where the runtime has it, one
 // instance per thread as each Piscina worker has; the JavaScript kernels only without it.
-const simd = probe === 'conv2d' || probe === 'convLayer' ? wasmSupport() : undefined;
+const simd = probe === 'conv2d' || probe === 'convLayer' || probe === 'gridSearch' ? wasmSupport() : undefined;
 const kernels = simd !== undefined && 'module' in simd ? new WasmKernels(simd.module) : undefined;
 
 const cv = CONV2D_PROBE;
@@ -60,7 +61,17 @@ function convLayer(): number {
   return clOut![0]!;
 }
 
-const run = { alu, stream, conv2d, convLayer }[probe];
+// The whole search as one range of prefixes over the first two axes, as a Piscina task runs its ranges.
+const grid = probe === 'gridSearch' ? validateGridSearch(reduceGrid(await readCs610Problem(CS610_GRID_PATH, CS610_DISP_PATH), GRID_PROBE_STEPS)) : undefined;
+function gridSearch(): number {
+  const outer = 2;
+  const range = kernels !== undefined ? gridPrunedRangesSimd(kernels, grid!, outer) : (start: number, end: number, emit: (x: Float64Array) => boolean) => gridPrunedRange(grid!, outer, start, end, emit);
+  let found = 0;
+  range(0, prefixCount(grid!, outer), () => (found++, true));
+  return found;
+}
+
+const run = { alu, stream, conv2d, convLayer, gridSearch }[probe];
 run(); // warm-up: JIT tiers and first-touch page faults stay out of the timed run
 parentPort!.postMessage({ ready: true });
 Atomics.wait(start, 0, 0);

@@ -3,13 +3,15 @@
  * work on every thread, each on private data, all released together.
  *
  *   node apps/studies/dist/piscina/ceilings.js --out DIR [--threads 1,2,4,8,16] [--runs 3]
- *        [--probes alu,stream,conv2d,convLayer]
+ *        [--probes alu,stream,conv2d,convLayer,gridSearch]
  *
  * - alu: eight independent f64 multiply-add chains (no memory): per-core compute and clock.
  * - stream: a scaled copy over 128 MiB arrays per thread: DRAM bandwidth.
  * - conv2d / convLayer: the CPU backends' default kernels (WebAssembly SIMD, one instance per
  *   thread as in Piscina's workers; JavaScript where the runtime has no SIMD) on one image of
  *   the course reports' conv2d batch / 200 layer-2 images per thread.
+ * - gridSearch: the cpu backend's default pruned search (WebAssembly SIMD) of CS610 at 7 steps/dim
+ *   per thread: branchy f64 work, which shares a core's units differently from the SIMD chains.
  *
  * Efficiency at T threads = (time of one thread alone) / (slowest of T threads running
  * together). Whatever the Piscina backend loses beyond these numbers is partitioning, copies and
