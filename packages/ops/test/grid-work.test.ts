@@ -86,6 +86,14 @@ describe('gridSearchWork', () => {
     expect(gridSearchWork(validateGridSearch({ ...far, dims: [{ lower: 0, upper: 0, step: 1 }, { lower: 0, upper: 1, step: 0.25 }] }))).toBe(0);
   });
 
+  it('tests fewer candidates per level the more constraints there are: 100 000 loose constraints', () => {
+    const m = 100_000;
+    const dims = [{ lower: 0, upper: 1, step: 0.01 }, { lower: 0, upper: 1, step: 0.01 }];
+    const many = { dims, coefficients: new Float64Array(2 * m).fill(1), targets: new Float64Array(m), tolerances: new Float64Array(m).fill(10) };
+    // The root, 100 tests of the first axis (one of them run, standing for all), one last-axis range per survivor.
+    expect(gridSearchWork(validateGridSearch(many))).toBe(201);
+  });
+
   it('samples huge axes (a walk of 2^50 points would never finish): nothing pruned over 2^25 × 2^25', () => {
     const n = 2 ** 25;
     const wide = { dims: [{ lower: 0, upper: n, step: 1 }, { lower: 0, upper: n, step: 1 }], coefficients: [1, 1], targets: [0], tolerances: [4 * n] };

@@ -31,9 +31,25 @@ const LEVEL_NODES = 512;
 const MEMO_ENTRIES = 16;
 const memo = new Map<string, number>();
 
+/**
+ * Two independent 32-bit hashes of every number the estimate reads, with the sizes: a key of
+ * fixed length, however many constraints (a key that spelled the numbers out would be larger
+ * than the problem). A collision could only misroute a call, never change its result.
+ */
 function problemKey(p: GridSearchProblem): string {
-  const dims = p.dims.map((g) => `${g.lower},${g.step},${g.upper}`).join(';');
-  return `${dims}|${p.coefficients.join(',')}|${p.targets.join(',')}|${p.tolerances.join(',')}`;
+  const dims = new Float64Array(3 * p.d);
+  p.dims.forEach((g, j) => dims.set([g.lower, g.step, g.upper], 3 * j));
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (const values of [dims, p.coefficients, p.targets, p.tolerances]) {
+    const words = new Uint32Array(values.buffer, values.byteOffset, values.length * 2);
+    for (let i = 0; i < words.length; i++) {
+      a = Math.imul(a ^ words[i]!, 0x01000193);
+      b = Math.imul(b ^ words[i]!, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+  }
+  return `${p.d}:${p.m}:${a >>> 0}:${b >>> 0}`;
 }
 
 /**
