@@ -67,7 +67,7 @@ export type { ScanWorkload } from './scan/workloads.js';
 // gridSearch
 export type { GridDim, GridPoints, GridSearchArgs, GridSearchProblem } from './grid-search/types.js';
 export { validateGridSearch, GRID_AXIS_VALUES_LIMIT, MAX_AXIS_POINTS, MAX_GRID_POINTS } from './grid-search/validate.js';
-export { gridAxisCount, gridAxisValues, gridPointPasses, PointSink } from './grid-search/shape.js';
+export { gridAxisCount, gridAxisValue, gridAxisValues, gridPointPasses, gridSuffixBounds, PointSink } from './grid-search/shape.js';
 export { gridSearchReference } from './grid-search/reference.js';
 export { gridSearchWork } from './grid-search/work.js';
 export { parseCs610Grid, parseCs610Disp, cs610Problem, readCs610Problem, formatCs610Results, formatLf, CS610_MAX_FILE_BYTES } from './grid-search/cs610.js';

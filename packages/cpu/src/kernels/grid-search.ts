@@ -1,4 +1,5 @@
 import type { GridSearchProblem } from '@kernelkit/ops';
+import { gridSuffixBounds } from '@kernelkit/ops/grid-shape';
 import type { WasmKernels } from '../wasm/runtime.js';
 
 /**
@@ -182,22 +183,16 @@ interface Bounds {
  */
 function pruneBounds(p: GridSearchProblem): Bounds {
   const { d, m, coefficients: c } = p;
-  const lo = new Float64Array((d + 1) * m);
-  const hi = new Float64Array((d + 1) * m);
   const slack = new Float64Array(m);
   for (let i = 0; i < m; i++) {
     let mag = Math.abs(p.targets[i]!) + p.tolerances[i]!;
     for (let j = d - 1; j >= 0; j--) {
       const axis = p.axes[j]!;
-      const a = c[i * d + j]! * axis[0]!;
-      const b = c[i * d + j]! * axis[axis.length - 1]!;
-      lo[j * m + i] = lo[(j + 1) * m + i]! + Math.min(a, b);
-      hi[j * m + i] = hi[(j + 1) * m + i]! + Math.max(a, b);
-      mag += Math.max(Math.abs(a), Math.abs(b));
+      mag += Math.max(Math.abs(c[i * d + j]! * axis[0]!), Math.abs(c[i * d + j]! * axis[axis.length - 1]!));
     }
     slack[i] = 1e-12 * mag;
   }
-  return { lo, hi, slack };
+  return { ...gridSuffixBounds(p), slack };
 }
 
 const boundsOf = new WeakMap<GridSearchProblem, Bounds>();

@@ -4,11 +4,33 @@ import type { GridDim, GridSearchProblem } from './types.js';
 
 export const gridAxisCount = (g: GridDim): number => Math.floor((g.upper - g.lower) / g.step);
 
+/** Value r of an axis: `lower + r·step` in f64, the one formula every backend's axis values follow. */
+export const gridAxisValue = (g: GridDim, r: number): number => g.lower + r * g.step;
+
 export function gridAxisValues(g: GridDim): Float64Array {
   const n = gridAxisCount(g);
   const a = new Float64Array(n);
-  for (let r = 0; r < n; r++) a[r] = g.lower + r * g.step;
+  for (let r = 0; r < n; r++) a[r] = gridAxisValue(g, r);
   return a;
+}
+
+/**
+ * The pruned search's interval bounds: lo/hi[j·m + i] = min/max over axes j … D−1 of Σ c_ik·x_k
+ * (row D is zeros), each axis at its first and last value. For a grid with points (total > 0).
+ */
+export function gridSuffixBounds(p: GridSearchProblem): { readonly lo: Float64Array; readonly hi: Float64Array } {
+  const { d, m, counts, dims, coefficients: c } = p;
+  const lo = new Float64Array((d + 1) * m);
+  const hi = new Float64Array((d + 1) * m);
+  for (let i = 0; i < m; i++) {
+    for (let j = d - 1; j >= 0; j--) {
+      const a = c[i * d + j]! * gridAxisValue(dims[j]!, 0);
+      const b = c[i * d + j]! * gridAxisValue(dims[j]!, counts[j]! - 1);
+      lo[j * m + i] = lo[(j + 1) * m + i]! + Math.min(a, b);
+      hi[j * m + i] = hi[(j + 1) * m + i]! + Math.max(a, b);
+    }
+  }
+  return { lo, hi };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { gridAxisValue, gridSuffixBounds } from './shape.js';
 import type { GridSearchProblem } from './types.js';
 
 /**
@@ -63,17 +64,8 @@ function problemKey(p: GridSearchProblem): string {
 function estimatePrunedWork(p: GridSearchProblem): number {
   const { d, m, counts, dims, coefficients: c, targets, tolerances } = p;
   if (p.total === 0) return 0;
-  // lo/hi[j·m + i]: min/max over axes j … D−1 of Σ c_ik·x_k (as the kernels' prune bounds, without their rounding slack).
-  const lo = new Float64Array((d + 1) * m);
-  const hi = new Float64Array((d + 1) * m);
-  for (let i = 0; i < m; i++) {
-    for (let j = d - 1; j >= 0; j--) {
-      const a = c[i * d + j]! * dims[j]!.lower;
-      const b = c[i * d + j]! * (dims[j]!.lower + (counts[j]! - 1) * dims[j]!.step);
-      lo[j * m + i] = lo[(j + 1) * m + i]! + Math.min(a, b);
-      hi[j * m + i] = hi[(j + 1) * m + i]! + Math.max(a, b);
-    }
-  }
+  // The kernels' prune bounds, without their rounding slack.
+  const { lo, hi } = gridSuffixBounds(p);
   const maxTests = Math.max(1, Math.min(LEVEL_TESTS, Math.floor(LEVEL_ROWS / Math.max(1, m))));
   const maxNodes = Math.min(LEVEL_NODES, maxTests);
   // Each node is its partial sums minus the targets, one row of m.
@@ -82,7 +74,7 @@ function estimatePrunedWork(p: GridSearchProblem): number {
   const row = new Float64Array(m);
   const childOf = (j: number, at: number, out: Float64Array, outAt: number): void => {
     const node = Math.floor(at / counts[j]!);
-    const x = dims[j]!.lower + (at - node * counts[j]!) * dims[j]!.step;
+    const x = gridAxisValue(dims[j]!, at - node * counts[j]!);
     for (let i = 0; i < m; i++) out[outAt + i] = nodes[node * m + i]! + c[i * d + j]! * x;
   };
   const feasible = (s: Float64Array, at: number, level: number): boolean => {
