@@ -46,11 +46,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # GPU_HOST_PACK_LEAN=1: without the bench's peers (onnxruntime, tfjs-wasm) and gpu.js, for calls
 # that run neither, so the pack and a large checkout fit the host's carry limit together;
-# GPU_HOST_PACK_LEAN=onnxruntime: the same but keeping the onnxruntime peer.
+# GPU_HOST_PACK_LEAN=onnxruntime: the same but keeping the onnxruntime peer;
+# GPU_HOST_PACK_LEAN=cpu-peers: the onnxruntime peer kept, no GPU runtime (Dawn's binary left out too),
+# for CPU-only calls (Piscina against onnxruntime) when the checkout is large.
 lean=()
 case "${GPU_HOST_PACK_LEAN:-0}" in
   1) lean=(--exclude='node_modules/onnxruntime-node' --exclude='node_modules/gl' --exclude='node_modules/gpu.js') ;;
   onnxruntime) lean=(--exclude='node_modules/gl' --exclude='node_modules/gpu.js') ;;
+  cpu-peers) lean=(--exclude='node_modules/gl' --exclude='node_modules/gpu.js' --exclude='node_modules/webgpu/dist') ;;
 esac
 tar -cf "$tmp/runtime.tar" "${lean[@]}" \
   --exclude='node_modules/typescript' --exclude='node_modules/@typescript' \
