@@ -1,6 +1,6 @@
 /**
  * The staging rings (runtime/transfer.ts): transfers larger than a slice stream through it
- * exactly, it never grows, failures leave the caller's `out` alone, and every op reports its
+ * exactly, ordinary inputs up to the direct-write size skip it, it never grows, failures leave the caller's `out` alone, and every op reports its
  * kernel, upload and readback times.
  */
 import { describe, expect, it } from 'vitest';
@@ -189,6 +189,19 @@ describe('failures leave `out` untouched and return the staging buffers', () => 
     expect(stagingBuffers(b)).toBeGreaterThan(0);
     await b.dispose();
     expect(liveGpuBuffers(b)).toBe(0);
+  });
+});
+
+describe('uploads through queue.writeBuffer', () => {
+  it('an ordinary input up to the direct-write size skips the upload ring; a shared one of that size takes it', async () => {
+    await using b = await createWebGpuBackend({ adapter: 'software' });
+    const stencil = stencilCase([40, 40, 40, 2, 'copy'], 3); // 256 KB each way
+    expect(verifyResult('stencil3d', stencil, (await b.stencil3d(stencil)).data)).toBeUndefined();
+    expect(stagingBuffers(b)).toBe(1); // the readback's slice
+    const input = new Float32Array(new SharedArrayBuffer(stencil.input.byteLength));
+    input.set(stencil.input);
+    expect(verifyResult('stencil3d', stencil, (await b.stencil3d({ ...stencil, input })).data)).toBeUndefined();
+    expect(stagingBuffers(b)).toBe(2);
   });
 });
 

@@ -3,8 +3,9 @@
  *
  * Uploads: MAP_WRITE | COPY_SRC slices, kept mapped between uses; the input is copied straight
  * into a slice's mapped range, the slice is unmapped, copied to its destination on the queue and
- * mapped again (that map resolves once the GPU copy is done). queue.writeBuffer would first copy
- * into a staging allocation Dawn makes per call, which on hardware is several times slower.
+ * mapped again (that map resolves once the GPU copy is done). queue.writeBuffer, which copies
+ * into staging Dawn allocates, takes the uploads of up to `directWriteBytes` (see DEFAULT_STAGING);
+ * larger ones it moves slower than the ring on hardware.
  * Readbacks: MAP_READ | COPY_DST slices; each piece is copied into a slice, mapped, and copied
  * straight into the caller's memory.
  *
@@ -29,6 +30,8 @@ export interface StagingShape {
   readonly slices: number;
   readonly sliceBytes: number;
   readonly uploadSlices?: number;
+  /** Uploads of an ordinary array up to this size skip the ring for queue.writeBuffer (default SMALL_WRITE_BYTES). */
+  readonly directWriteBytes?: number;
 }
 
 /**
@@ -37,10 +40,14 @@ export interface StagingShape {
  * re-map while the host could be copying (apps/studies webgpu/staging.js on the H100 host:
  * 8 × 32 uploaded fastest of the ring shapes, 4 × 32 read back fastest). Software adapters move
  * bytes with the CPU anyway, so they keep less memory in staging.
+ * Uploads of up to 2 MiB on hardware go through queue.writeBuffer: its copy into Dawn's own staging
+ * returns sooner than a slice's unmap, copy and re-map, while from 3 MiB it is the slower way;
+ * on the software adapter it is the faster way at every size measured, up to 16 MiB
+ * (benchmarks/results/webgpu-small-uploads-*.txt).
  */
 export const DEFAULT_STAGING: { readonly hardware: StagingShape; readonly software: StagingShape } = {
-  hardware: { slices: 4, sliceBytes: 32 << 20, uploadSlices: 8 },
-  software: { slices: 4, sliceBytes: 4 << 20 },
+  hardware: { slices: 4, sliceBytes: 32 << 20, uploadSlices: 8, directWriteBytes: 2 << 20 },
+  software: { slices: 4, sliceBytes: 4 << 20, directWriteBytes: 16 << 20 },
 };
 
 /** Uploads up to this size go through queue.writeBuffer (params, filters, weights): no slice wait, no extra submit. */
@@ -225,12 +232,18 @@ export class StagingPool {
   async write(dst: GPUBuffer, offset: number, data: ArrayBufferView, signal?: AbortSignal): Promise<void> {
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     if (bytes.byteLength === 0) return;
-    if (bytes.byteLength <= SMALL_WRITE_BYTES) {
+    // An ordinary array whose size is a multiple of 4 bytes is written as it is; anything else
+    // small is copied first, padded to 4 bytes, which also keeps a SharedArrayBuffer (it crashes
+    // Dawn's Node bindings) away from Dawn.
+    const asIs = bytes.byteLength % 4 === 0 && !(bytes.buffer instanceof SharedArrayBuffer);
+    if (bytes.byteLength <= SMALL_WRITE_BYTES || (asIs && bytes.byteLength <= (this.shape.directWriteBytes ?? SMALL_WRITE_BYTES))) {
       throwIfAborted(signal);
-      // A copy, padded to 4 bytes; it also keeps a SharedArrayBuffer (which crashes Dawn's Node bindings) away from Dawn.
-      const padded = new Uint8Array(Math.ceil(bytes.byteLength / 4) * 4);
-      padded.set(bytes);
-      this.host.device.queue.writeBuffer(dst, offset, padded);
+      let src = bytes;
+      if (!asIs) {
+        src = new Uint8Array(Math.ceil(bytes.byteLength / 4) * 4);
+        src.set(bytes);
+      }
+      this.host.device.queue.writeBuffer(dst, offset, src);
       return;
     }
     const step = this.uploads.shape.sliceBytes;
