@@ -5,8 +5,9 @@
 # stencil3d, scan and the grid search; both with the router's row and the physical floor. `again`
 # re-runs the rows where the router came out over 1.1x the best backend, 3 processes per backend.
 # `conv16` is issue 19's 16-core table: Piscina against onnxruntime on 16 threads on the seed conv
-# rows (pack with GPU_HOST_PACK_LEAN=cpu-peers).
-# Everything in $OUT/s31-PART.tar.gz. Pack with GPU_HOST_PACK_LEAN=1.
+# rows. Everything in $OUT/s31-PART.tar.gz. Pack with GPU_HOST_PACK_LEAN=1 for `rest` and `again`,
+# GPU_HOST_PACK_LEAN=cpu-peers for `conv16`; `conv` needs the onnxruntime peer too (=onnxruntime),
+# and its run of 2026-11-29 went with the lean pack, so without its peer rows.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
 host_begin

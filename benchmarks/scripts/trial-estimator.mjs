@@ -26,7 +26,7 @@ for (const id of ids) {
     let t = 0;
     do { const s = performance.now(); await call(turn); const ms = performance.now() - s; samples[turn].push(ms); timed[turn] += ms; t += ms; } while (t < 50);
     turn = timed.cpu <= timed.piscina ? 'cpu' : 'piscina';
-    if (samples[turn].length >= 40 && timed[turn] >= 0) turn = turn === 'cpu' ? 'piscina' : 'cpu';
+    if (samples[turn].length >= 40) turn = turn === 'cpu' ? 'piscina' : 'cpu';
     if (samples.cpu.length >= 40 && samples.piscina.length >= 40) break;
   }
   const settled = {};
