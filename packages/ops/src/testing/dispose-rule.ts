@@ -83,9 +83,11 @@ export function describeDisposeRule(name: string, create: () => Backend | Promis
 
   it(`${name}: a call in flight asking for output 'device' rejects with DisposedError; dispose() still resolves`, { timeout }, async () => {
     const backend = await create();
-    const calls = DEVICE_OPS.map((op) => ({ op, promise: callOf(backend, op)(argsFor(op, scale, 11), { output: 'device' }) }));
+    // Each outcome is caught at once: the calls may reject while dispose() is still under way,
+    // before the checks below run, and a rejection nobody handles yet fails the run.
+    const calls = DEVICE_OPS.map((op) => ({ op, outcome: callOf(backend, op)(argsFor(op, scale, 11), { output: 'device' }).then(() => 'resolved', (err: unknown) => err) }));
     await backend.dispose();
-    for (const c of calls) await expect(c.promise, `${c.op} with output 'device'`).rejects.toBeInstanceOf(DisposedError);
+    for (const c of calls) expect(await c.outcome, `${c.op} with output 'device'`).toBeInstanceOf(DisposedError);
   });
 
   it(`${name}: dispose() twice and [Symbol.asyncDispose] give the same promise; a device result made before dispose() is disposed by it`, { timeout }, async () => {
