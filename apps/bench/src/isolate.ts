@@ -10,7 +10,7 @@ import { machineInfo } from './machine.js';
 import { withSpeedups } from './ladder.js';
 import { mergeReports, withoutSpeedups } from './merge.js';
 import { medianRounds } from './rounds.js';
-import { CHECK_POLICY, type RunHooks } from './run.js';
+import { CHECK_POLICY, WARM_UP_POLICY, type RunHooks } from './run.js';
 import type { BackendStart, BenchOptions, BenchReport, Row } from './types.js';
 
 /** The report's isolation line for the default run. */
@@ -134,6 +134,7 @@ export async function runIsolated(o: BenchOptions, script: string, hooks: Isolat
       rows,
       date,
       checkPolicy: CHECK_POLICY,
+      warmUp: WARM_UP_POLICY,
       isolation: ONE_PROCESS_PER_BACKEND,
       wallMs: performance.now() - t0,
       ...(extra?.partial ? { partial: { rowsDone, pairsPlanned: rounds * order.length * cases.length } } : {}),

@@ -114,6 +114,8 @@ export interface BenchReport {
   readonly rows: readonly Row[];
   readonly wallMs: number;
   readonly checkPolicy: string;
+  /** What ran untimed before a row's samples beyond tinybench's warm-up (absent in reports from before it did). */
+  readonly warmUp?: string;
   /** How rows were kept apart: one process per backend, or all in one (`--in-process`). */
   readonly isolation?: string;
   /** The CPU backend's default variant per op: the sequential baseline of `speedupVsSequential`. */

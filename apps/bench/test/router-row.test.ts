@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { makeScanArgs, type OpArgs, type OpName } from '@kernelkit/ops';
-import { TRIAL_MAX_CALLS } from 'kernelkit';
+import { TRIAL_MAX_CALLS, WARM_UP_MAX_CALLS } from 'kernelkit';
 import type { CallOutput, Contender } from '../src/backends.js';
-import { settleRouter } from '../src/run.js';
+import { settleRouter, warmUntilResultsReused } from '../src/run.js';
+import { resultsHeldBetweenCollections, RESULT_MIN_BYTES } from '@kernelkit/core';
 
 /** A router stand-in whose calls report the given routes in turn (the last one repeats). */
 function scripted(routes: readonly NonNullable<CallOutput['route']>[]): Contender & { calls: number } {
@@ -34,9 +35,9 @@ describe("the kernelkit row's exploration before timing", () => {
     expect(await settleRouter(b, 'scan', args)).toMatch(/; trials: piscina\/wasm-simd 76\.0 ms; predicted: piscina\/wasm-simd 29033\.9 ms, runner-up webgpu\/pruned 7353\.2 ms$/);
   });
 
-  it('stops at 1 + TRIAL_MAX_CALLS calls per candidate (warm-up and the longest trial), as many for each of a close race, and two more when the route never settles', async () => {
+  it('stops at WARM_UP_MAX_CALLS + TRIAL_MAX_CALLS calls per candidate (the longest warm-up and trial), as many for each of a close race, and two more when the route never settles', async () => {
     const b = scripted([{ settled: false, candidates: 3 }]);
-    const most = (1 + TRIAL_MAX_CALLS) * (3 + 2) + 2;
+    const most = (WARM_UP_MAX_CALLS + TRIAL_MAX_CALLS) * (3 + 2) + 2;
     expect(await settleRouter(b, 'scan', args)).toMatch(new RegExp(`^router not settled after ${most} calls`));
     expect(b.calls).toBe(most);
   });
@@ -54,4 +55,37 @@ describe("the kernelkit row's route", () => {
     const row = r.rows.find((x) => x.backend === 'kernelkit');
     expect(row?.status === 'ok' && row.routedTo).toBe(`cpu/${createCpuBackend().variants('scan')[0]}`);
   }, 120_000);
+});
+
+describe('warm-up until results reuse memory', () => {
+  /** A contender whose every call returns an array of `bytes`, counting its calls. */
+  function returning(bytes: number): Contender & { calls: number } {
+    const c = {
+      name: 'cpu' as const,
+      info: { description: 'counting', software: false },
+      disposed: false,
+      calls: 0,
+      variants: () => ['x'],
+      call: async () => (c.calls++, { data: new Float32Array(bytes / 4) }),
+      dispose: async () => {},
+    };
+    return c;
+  }
+
+  it('makes a collection’s worth of calls and three more for a result of 1 MiB or more, none below it or for a non-array', async () => {
+    const big = returning(2 ** 22);
+    await warmUntilResultsReused(big, 'scan', args, {}, new Uint8Array(2 ** 22), 60_000);
+    expect(big.calls).toBe(Math.ceil(resultsHeldBetweenCollections() / 2 ** 22) + 3);
+    const small = returning(RESULT_MIN_BYTES - 1);
+    await warmUntilResultsReused(small, 'scan', args, {}, new Uint8Array(RESULT_MIN_BYTES - 1), 60_000);
+    await warmUntilResultsReused(small, 'gridSearch', args, {}, { count: 3 }, 60_000);
+    expect(small.calls).toBe(0);
+  });
+
+  it('stops after three times the row budget', async () => {
+    const slow = returning(2 ** 20);
+    slow.call = async () => (slow.calls++, await new Promise((r) => setTimeout(r, 20)), { data: new Float32Array(1) });
+    await warmUntilResultsReused(slow, 'scan', args, {}, new Uint8Array(2 ** 20), 30);
+    expect(slow.calls).toBeLessThanOrEqual(6);
+  });
 });

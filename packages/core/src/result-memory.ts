@@ -18,6 +18,14 @@ export const RESULT_MIN_BYTES = 1 << 20;
 export const KEEP_BYTES = Math.min(2 ** 31, Math.floor(totalmem() / 8));
 
 /**
+ * Result bytes callers hold before a ResultMemory keeping up to `maxBytes` free prompts the
+ * collection that hands dropped results back: until then every result is fresh memory.
+ */
+export function resultsHeldBetweenCollections(maxBytes: number = KEEP_BYTES, heapBytes: number = getHeapStatistics().used_heap_size): number {
+  return Math.max(HELD_RESULT_BYTES, Math.min(maxBytes, HELD_PER_HEAP_BYTE * heapBytes));
+}
+
+/**
  * Memory for the results a backend returns, reused once the caller drops them.
  *
  * A fresh result array costs a page fault per 4 KiB on its first write, more than the copy or
@@ -60,7 +68,7 @@ export class ResultMemory {
    * collection could hand back for reuse.
    */
   private promptEvery(): number {
-    return Math.max(HELD_RESULT_BYTES, Math.min(this.maxBytes, HELD_PER_HEAP_BYTE * this.heapBytes()));
+    return resultsHeldBetweenCollections(this.maxBytes, this.heapBytes());
   }
 
   /**

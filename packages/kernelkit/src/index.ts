@@ -2,7 +2,7 @@ export { createKernels } from './kernels.js';
 export type { CreateKernelsOptions, Kernels, RouteMode, RoutedResult, CalibrateKernelsOptions } from './kernels.js';
 export type { RouteInfo, RouteChoice, CalibrationReport } from './router/router.js';
 export { UNCALIBRATED_MAX_WORK } from './router/router.js';
-export { DEFAULT_EXPLORE_FACTOR, DEFAULT_TRIAL_MAX_MS, DEFAULT_TRIAL_MIN_MS, TRIAL_CALLS, TRIAL_MAX_CALLS } from './router/explore.js';
+export { DEFAULT_EXPLORE_FACTOR, DEFAULT_TRIAL_MAX_MS, DEFAULT_TRIAL_MIN_MS, TRIAL_CALLS, TRIAL_MAX_CALLS, WARM_UP_MAX_CALLS } from './router/explore.js';
 export type { CostModel, BackendCost, OpCost, TimeFit, TransferFit, CalibrationSample, CallShape, InputPlace } from './router/cost-model.js';
 export type { CalibrationProgress } from './router/calibrate.js';
 export { CALIBRATION_FORMAT_VERSION, CALIBRATION_CACHE_ENV, defaultCalibrationPath } from './router/cache.js';

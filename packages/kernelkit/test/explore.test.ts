@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InvalidArgumentError } from '@kernelkit/core';
+import { InvalidArgumentError, RESULT_MIN_BYTES } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
 import { OPS, OP_NAMES, makeConv2dArgs, makeScanArgs, makeStencil3dArgs, type BackendName, type DeviceArray, type OpName } from '@kernelkit/ops';
 import { createKernels, type CreateKernelsOptions } from '../src/kernels.js';
@@ -11,7 +11,7 @@ import { CALIBRATION_FORMAT_VERSION, machineIdentity, machineKey, readCalibratio
 import type { BackendCost, CostModel, TimeFit } from '../src/router/cost-model.js';
 import { formatRoute } from '../src/router/router.js';
 import { callShape } from '../src/router/call-shape.js';
-import { routingKey } from '../src/router/explore.js';
+import { routingKey, warmedUp, warmUpCalls, WARM_UP_MAX_MS } from '../src/router/explore.js';
 import { fakeLoaders } from './fakes.js';
 
 const noEnv = {};
@@ -270,6 +270,51 @@ describe('measured choice (exploration)', () => {
     expect(big.route).toMatchObject({ choice: 'warm-up', backend: 'cpu' });
     expect(big.route.key).not.toBe(routes[2]!.key);
     await k.dispose();
+  });
+
+  it('warms a candidate up until its host results reuse memory (or for WARM_UP_MAX_MS), and once when the caller passes out', async () => {
+    // A 1 MiB result: the backends hand out fresh memory until callers hold resultsHeldBetweenCollections()
+    // (64 MiB at least), so the warm-up would take over 60 calls; at 700 virtual ms a call the time bound (2 s) ends it after three.
+    const bigArgs = makeScanArgs({ n: 2 ** 18, dtype: 'f32' });
+    const { loaders } = timedLoaders({ 'cpu/wasm-simd': 700, 'piscina/wasm-simd': 700 });
+    const k = await createKernels({ costModel: MODEL, explore: ONE }, loaders, noEnv);
+    const routes = [];
+    for (let i = 0; i < 5; i++) routes.push((await k.scan(bigArgs)).route);
+    expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual(['warm-up cpu', 'warm-up cpu', 'warm-up cpu', 'trial cpu', 'warm-up piscina']);
+    expect(formatRoute(routes[1]!)).toMatch(/warm-up before its trial/);
+    // With the caller's out there is no fresh result memory: one warm-up (same key, so in new kernels).
+    await k.dispose();
+    const again = timedLoaders({ 'cpu/wasm-simd': 700, 'piscina/wasm-simd': 700 });
+    const withOut = await createKernels({ costModel: MODEL, explore: ONE }, again.loaders, noEnv);
+    const out = new Float32Array(2 ** 18);
+    const first = [];
+    for (let i = 0; i < 2; i++) first.push((await withOut.scan(bigArgs, { out })).route.choice);
+    expect(first).toEqual(['warm-up', 'trial']);
+    await withOut.dispose();
+  });
+
+  it('scales the predictions it holds against measured times by how far the measured candidates ran from theirs', async () => {
+    // Predicted piscina 50, cpu 150 (every prediction 10x high, as calibration calls paying fresh
+    // result memory give); measured piscina 5, cpu 3. Unscaled, cpu (150 > 4 × 5) would never be tried.
+    const high: CostModel = { backends: { cpu: cost('cpu', { fixedMs: 150 }), piscina: cost('piscina/default threads', { fixedMs: 50 }) } };
+    const { loaders } = timedLoaders({ 'cpu/wasm-simd': 3, 'piscina/wasm-simd': 5 });
+    const k = await createKernels({ costModel: high, explore: ONE }, loaders, noEnv);
+    const routes = await calls(k, 5);
+    expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual(['warm-up piscina', 'trial piscina', 'warm-up cpu', 'trial cpu', 'measured cpu']);
+    await k.dispose();
+  });
+
+  it('counts warm-up calls by the result size: one below RESULT_MIN_BYTES or with out or a device output, else until a collection hands results back', () => {
+    const held = 64 * 2 ** 20;
+    expect(warmUpCalls({ output: 'array', outputBytes: RESULT_MIN_BYTES - 4 }, false, held)).toBe(1);
+    expect(warmUpCalls({ output: 'array', outputBytes: 2 ** 22 }, true, held)).toBe(1);
+    expect(warmUpCalls({ output: 'device', outputBytes: 2 ** 22 }, false, held)).toBe(1);
+    expect(warmUpCalls({ output: 'array', outputBytes: 2 ** 22 }, false, held)).toBe(16 + 3);
+    expect(warmUpCalls({ output: 'array', outputBytes: 2 ** 28 }, false, held)).toBe(3);
+    expect(warmedUp(undefined, 1)).toBe(false);
+    expect(warmedUp({ calls: 1, ms: 2 }, 1)).toBe(true);
+    expect(warmedUp({ calls: 5, ms: 100 }, 19)).toBe(false);
+    expect(warmedUp({ calls: 5, ms: WARM_UP_MAX_MS }, 19)).toBe(true);
   });
 
   it("leaves a backend's start-up out of the factor (paid once) but not out of the trial bound", async () => {

@@ -1,3 +1,4 @@
+import { RESULT_MIN_BYTES } from '@kernelkit/core';
 import type { BackendName } from '@kernelkit/ops';
 import { BAND_STEPS_PER_DECADE } from './bands.js';
 import type { CallShape } from './cost-model.js';
@@ -33,6 +34,32 @@ export const DEFAULT_TRIAL_RUN_MS = 50;
  * calling thread and the rest of the machine), so a tie in the trials is often a loss later.
  */
 export const POOL_MARGIN = 1.1;
+
+/**
+ * A candidate's warm-up at a new key ends after this many ms of untimed calls even if its result
+ * memory has not come round yet (see warmUpCalls): learning must not cost seconds.
+ */
+export const WARM_UP_MAX_MS = 2000;
+/** The most warm-up calls a candidate makes at one key, however short they are. */
+export const WARM_UP_MAX_CALLS = 80;
+
+/**
+ * Untimed calls a candidate makes at a routing key before its trial. One, to grow memory and
+ * build pipelines; more when the call returns a fresh host array of RESULT_MIN_BYTES or more:
+ * the backends hand such results fresh memory (a page fault per 4 KiB on its first write) until
+ * callers hold `heldBetweenCollections` bytes and a prompted collection hands dropped results
+ * back, and a trial timed in that stretch ranks a candidate by its page faults, which a loop of
+ * settled calls does not pay (on a VM, 10× its compute).
+ */
+export function warmUpCalls(shape: { readonly output: CallShape['output']; readonly outputBytes: number }, outGiven: boolean, heldBetweenCollections: number): number {
+  if (shape.output === 'device' || outGiven || shape.outputBytes < RESULT_MIN_BYTES) return 1;
+  // The take past the bound prompts the collection; the dropped results come back a call or two later.
+  return Math.min(WARM_UP_MAX_CALLS, Math.floor(heldBetweenCollections / shape.outputBytes) + 3);
+}
+
+/** Whether a candidate's warm-up at a key is over: `needed` calls (warmUpCalls, at most WARM_UP_MAX_CALLS), or WARM_UP_MAX_MS of them. */
+export const warmedUp = (w: { readonly calls: number; readonly ms: number } | undefined, needed: number): boolean =>
+  w !== undefined && (w.calls >= needed || w.ms >= WARM_UP_MAX_MS);
 
 /** Whether `name` (a `backend/variant`) runs on the worker pool. */
 export const isPool = (name: string): boolean => name.startsWith('piscina/');
@@ -191,7 +218,8 @@ export type Decision =
  * The next step for one key. `ranked` is every candidate's prediction for this call, fastest
  * first. Each candidate whose running time (start-up left out: it is paid once, and trials are
  * timed after a warm-up) is predicted within `factor` of the best time measured so far (of the
- * best prediction before anything is measured), and whose call with start-up is predicted
+ * best prediction before anything is measured; predictions scaled down by the lowest
+ * measured-to-predicted ratio of the candidates measured), and whose call with start-up is predicted
  * under `trialMaxMs`, gets a trial (see trialComplete); the prediction's own pick always does,
  * since it runs anyway, and so does a candidate whose trial has begun, unless it is hopeless (its
  * fastest call over `factor` times another's best). Candidates take turns: the
@@ -204,12 +232,19 @@ export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Tria
   const best = ranked[0];
   if (best === undefined) return undefined;
   let reference = Infinity;
+  // Predictions come from calibration calls, which pay what this process's settled calls may not
+  // (fresh result memory, cold clocks): when the measured candidates ran faster than predicted,
+  // the others' predictions are scaled down alike before they are held against those times.
+  let scale = 1;
   for (const p of ranked) {
     const t = trials.get(pickName(p));
-    if (t !== undefined) reference = Math.min(reference, scaledMs(t, work));
+    if (t === undefined) continue;
+    const ms = scaledMs(t, work);
+    reference = Math.min(reference, ms);
+    if (p.predictedMs - p.startMs > 0) scale = Math.min(scale, ms / (p.predictedMs - p.startMs));
   }
   if (reference === Infinity) reference = best.predictedMs - best.startMs;
-  const near = (p: Pick): boolean => p.predictedMs - p.startMs <= s.factor * reference && p.predictedMs <= s.trialMaxMs;
+  const near = (p: Pick): boolean => (p.predictedMs - p.startMs) * scale <= s.factor * reference && p.predictedMs <= s.trialMaxMs;
   const timedOf = (p: Pick): number => trials.get(pickName(p))?.timedMs ?? 0;
   // A turn has at least one timed call, so a warm-up is always followed by its candidate's trial.
   const keepTurn = turn !== undefined && (turn.calls === 0 || turn.ms < (s.trialRunMs ?? DEFAULT_TRIAL_RUN_MS));

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { DisposedError, type BackendFailure } from '@kernelkit/core';
+import { DisposedError, resultsHeldBetweenCollections, type BackendFailure } from '@kernelkit/core';
 import { isDeviceArray, OP_NAMES, OPS, type Backend, type BackendName, type OpName, type Result } from '@kernelkit/ops';
 import type { BackendLoaders } from '../loaders.js';
 import { backendKey, type Candidate } from './keys.js';
@@ -15,14 +15,15 @@ import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
 import {
-  addTrialCall, closeRunnerUp, confirmCall, confirmStep, decide, nextTurn, pickName, POOL_MARGIN, routingKey, scaledMs, trialOf, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
+  addTrialCall, closeRunnerUp, confirmCall, confirmStep, decide, nextTurn, pickName, POOL_MARGIN, routingKey, scaledMs, trialOf, warmedUp, warmUpCalls, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
 } from './explore.js';
 
 /**
  * How the call's backend was chosen. 'fixed': the one backend of route: 'fixed'. 'default': no
  * prediction covers the op, or a call this small ran before its op's first calibration
  * (UNCALIBRATED_MAX_WORK). 'predicted': lowest predicted time (exploration off). 'warm-up': a
- * candidate's first call of the routing key in this process, before its trial. 'trial': a timed call
+ * candidate's first call of the routing key in this process, before its trial (its first calls,
+ * while its host results are fresh memory: warmUpCalls). 'trial': a timed call
  * of a candidate while its routing key explores. 'confirm': a call of the fastest candidate of a
  * close race, timed back to back before the key settles. 'rematch': the close race's runner-up,
  * timed back to back against those (its first call untimed). 'measured': the fastest candidate measured.
@@ -130,11 +131,11 @@ export class Router {
   /** Backends that failed to start in a calibration child. */
   private readonly unstartable = new Set<BackendName>();
   /**
-   * `backend/variant routing key` of every candidate that has run a call of that key here: its
-   * next one is not a warm-up. Per key, not per op: a first call at a new size still grows memory
-   * and allocates buffers, which its trial must not count.
+   * Untimed calls and their ms per `backend/variant routing key` (see warmUpCalls): a candidate
+   * warmed up at a key is timed from then on. Per key, not per op: a first call at a new size
+   * still grows memory and allocates buffers, which its trial must not count.
    */
-  private readonly warm = new Set<string>();
+  private readonly warmUps = new Map<string, { readonly calls: number; readonly ms: number }>();
   /** Trials per routing key while it explores, by `backend/variant`. */
   private readonly trials = new Map<string, Map<string, TrialRun>>();
   /** Whose turn it is per routing key while it explores (see `decide`). */
@@ -507,7 +508,7 @@ export class Router {
   }
 
   /** Where this call goes and why, before the call (trial times are added after it). */
-  private async choose(shape: CallShape, all: readonly Pick[], key: string): Promise<Chosen> {
+  private async choose(shape: CallShape, all: readonly Pick[], key: string, warmUpNeeded: number): Promise<Chosen> {
     const ranked = worthExploring(all, this.model);
     const best = ranked[0]!;
     const explore = this.o.explore;
@@ -528,7 +529,7 @@ export class Router {
       if (winner !== undefined) return this.settle(key, winner, step.kind === 'done' ? step.trials : trials);
     }
     const d = decide(ranked, trials, shape.work, explore, this.turns.get(key))!;
-    if (d.kind === 'explore') return { pick: d.pick, choice: this.warm.has(`${pickName(d.pick)} ${key}`) ? 'trial' : 'warm-up' };
+    if (d.kind === 'explore') return { pick: d.pick, choice: warmedUp(this.warmUps.get(`${pickName(d.pick)} ${key}`), warmUpNeeded) ? 'trial' : 'warm-up' };
     if (d.kind === 'predicted') return { pick: d.pick, choice: 'predicted' };
     const runnerUp = confirming === undefined ? closeRunnerUp(d.choice, shape.work, explore) : undefined;
     if (runnerUp !== undefined && ranked.some((p) => pickName(p) === runnerUp)) {
@@ -559,6 +560,7 @@ export class Router {
     const calibrationNote = beforeCalibration ? undefined : await this.ensureCalibrated(op);
     const pinned = typeof opts?.['variant'] === 'string' ? (opts['variant'] as string) : undefined;
     const key = routingKey(shape, pinned);
+    const warmUpNeeded = warmUpCalls(shape, opts?.['out'] !== undefined, resultsHeldBetweenCollections());
     const size = `${shape.work} ${shape.passes} ${shape.inputBytes} ${shape.outputBytes}`;
     for (;;) {
       const kept = beforeCalibration ? undefined : this.keptRoute(key, size);
@@ -572,7 +574,7 @@ export class Router {
         const b = this.o.fallback.backend;
         pick = { name: this.o.fallback.name, variant: pinned ?? (defaultVariant !== undefined && b.variants(op).includes(defaultVariant) ? defaultVariant : undefined) };
       } else {
-        chosen = await this.choose(shape, ranked, key);
+        chosen = await this.choose(shape, ranked, key, warmUpNeeded);
         pick = chosen.pick;
       }
       this.busy.set(pick.name, (this.busy.get(pick.name) ?? 0) + 1);
@@ -601,7 +603,10 @@ export class Router {
           // After releaseIdle: what it released bumped the epoch this route is kept under.
           this.keptRoutes.set(key, { size, epoch: this.epoch, pick: chosen!.pick, route: freezeRoute(route), note });
         }
-        this.warm.add(`${pick.name}/${pick.variant} ${key}`);
+        // Any call but a warm-up leaves the candidate warm at this key, as its trial would find it.
+        const name = `${pick.name}/${pick.variant} ${key}`;
+        const w = this.warmUps.get(name);
+        this.warmUps.set(name, route.choice === 'warm-up' ? { calls: (w?.calls ?? 0) + 1, ms: (w?.ms ?? 0) + ms } : { calls: Number.POSITIVE_INFINITY, ms: w?.ms ?? 0 });
       }
       const notes = [note, ...(calibrationNote !== undefined && !this.noted.has(op) ? [calibrationNote] : []), ...(r.notes ?? [])];
       if (calibrationNote !== undefined) this.noted.add(op);
@@ -687,7 +692,7 @@ export class Router {
       ...(choice === 'trial' ? { measuredMs: ms } : {}),
       reason: choice === 'trial'
         ? 'a trial: candidates predicted near the best take turns, each timed on calls adding up to a minimum time'
-        : "a warm-up: the candidate's first call of this key here, not timed as its trial",
+        : "a warm-up: the candidate's first call of this key here (calls, while its results are still fresh memory), not timed as its trial",
     };
   }
 
