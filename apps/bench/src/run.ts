@@ -290,9 +290,8 @@ export const WARM_UP_POLICY =
  * Untimed calls until a row's host results come from reused memory, as a loop's calls do once
  * settled: the backends hand a result of RESULT_MIN_BYTES or more fresh memory (a page fault per 4
  * KiB) until callers have held resultsHeldBetweenCollections() bytes and a prompted collection hands
- * the dropped ones back. Without this a row's samples fell in that stretch or not depending on the
- * process's heap (2-core dev VM: the cpu backend's stencil3d 128³ at 32 ms fresh, 10 ms reused).
- * At most 3 × `budgetMs`.
+ * the dropped ones back. Without this a row's samples fall in that stretch or not depending on the
+ * process's heap. At most 3 × `budgetMs`.
  */
 export async function warmUntilResultsReused(b: Contender, op: OpName, args: OpArgs<OpName>, o: RunOptions<never>, data: unknown, budgetMs: number): Promise<void> {
   if (!ArrayBuffer.isView(data) || data.byteLength < RESULT_MIN_BYTES) return;

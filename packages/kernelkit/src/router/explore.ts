@@ -49,7 +49,7 @@ export const WARM_UP_MAX_CALLS = 80;
  * the backends hand such results fresh memory (a page fault per 4 KiB on its first write) until
  * callers hold `heldBetweenCollections` bytes and a prompted collection hands dropped results
  * back, and a trial timed in that stretch ranks a candidate by its page faults, which a loop of
- * settled calls does not pay (on a VM, 10× its compute).
+ * settled calls does not pay (on a VM they can cost several times the compute).
  */
 export function warmUpCalls(shape: { readonly output: CallShape['output']; readonly outputBytes: number }, outGiven: boolean, heldBetweenCollections: number): number {
   if (shape.output === 'device' || outGiven || shape.outputBytes < RESULT_MIN_BYTES) return 1;

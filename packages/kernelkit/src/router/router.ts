@@ -508,7 +508,7 @@ export class Router {
   }
 
   /** Where this call goes and why, before the call (trial times are added after it). */
-  private async choose(shape: CallShape, all: readonly Pick[], key: string, warmUpNeeded: number): Promise<Chosen> {
+  private async choose(shape: CallShape, all: readonly Pick[], key: string, outGiven: boolean): Promise<Chosen> {
     const ranked = worthExploring(all, this.model);
     const best = ranked[0]!;
     const explore = this.o.explore;
@@ -529,7 +529,10 @@ export class Router {
       if (winner !== undefined) return this.settle(key, winner, step.kind === 'done' ? step.trials : trials);
     }
     const d = decide(ranked, trials, shape.work, explore, this.turns.get(key))!;
-    if (d.kind === 'explore') return { pick: d.pick, choice: warmedUp(this.warmUps.get(`${pickName(d.pick)} ${key}`), warmUpNeeded) ? 'trial' : 'warm-up' };
+    if (d.kind === 'explore') {
+      const needed = warmUpCalls(shape, outGiven, resultsHeldBetweenCollections());
+      return { pick: d.pick, choice: warmedUp(this.warmUps.get(`${pickName(d.pick)} ${key}`), needed) ? 'trial' : 'warm-up' };
+    }
     if (d.kind === 'predicted') return { pick: d.pick, choice: 'predicted' };
     const runnerUp = confirming === undefined ? closeRunnerUp(d.choice, shape.work, explore) : undefined;
     if (runnerUp !== undefined && ranked.some((p) => pickName(p) === runnerUp)) {
@@ -560,7 +563,6 @@ export class Router {
     const calibrationNote = beforeCalibration ? undefined : await this.ensureCalibrated(op);
     const pinned = typeof opts?.['variant'] === 'string' ? (opts['variant'] as string) : undefined;
     const key = routingKey(shape, pinned);
-    const warmUpNeeded = warmUpCalls(shape, opts?.['out'] !== undefined, resultsHeldBetweenCollections());
     const size = `${shape.work} ${shape.passes} ${shape.inputBytes} ${shape.outputBytes}`;
     for (;;) {
       const kept = beforeCalibration ? undefined : this.keptRoute(key, size);
@@ -574,7 +576,7 @@ export class Router {
         const b = this.o.fallback.backend;
         pick = { name: this.o.fallback.name, variant: pinned ?? (defaultVariant !== undefined && b.variants(op).includes(defaultVariant) ? defaultVariant : undefined) };
       } else {
-        chosen = await this.choose(shape, ranked, key, warmUpNeeded);
+        chosen = await this.choose(shape, ranked, key, opts?.['out'] !== undefined);
         pick = chosen.pick;
       }
       this.busy.set(pick.name, (this.busy.get(pick.name) ?? 0) + 1);
