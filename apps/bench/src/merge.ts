@@ -60,7 +60,8 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
   // One probe per run; of several, the last part's (the latest measurement of this machine).
   const floor = parts.findLast((p) => p.report.floor !== undefined)?.report.floor;
   const isolation = [...new Set(parts.flatMap((p) => (p.report.isolation === undefined ? [] : [p.report.isolation])))];
-  const warmUp = [...new Set(parts.map((p) => p.report.warmUp ?? 'none beyond tinybench\'s'))];
+  // Said only when some part did more than tinybench's warm-up; a part that did not says so.
+  const warmUp = parts.some((p) => p.report.warmUp !== undefined) ? [...new Set(parts.map((p) => p.report.warmUp ?? "none beyond tinybench's"))].join('; ') : undefined;
   // Parts run with different --rounds keep the figure per row only (its list of round medians).
   const rounds = [...new Set(parts.map((p) => p.report.rounds ?? 1))];
   const partial = [...new Set(parts.flatMap((p) => [...stoppedOf(p.report), ...(p.report.partial !== undefined ? [p.name] : [])]))];
@@ -78,7 +79,7 @@ export function mergeReports(parts: readonly { readonly name: string; readonly r
       (partial.length ? ` Parts stopped before their end (a row they did not reach is here only if another part measured it): ${partial.join(', ')}.` : ''),
     sequentialBaseline: baseline,
     ...(isolation.length ? { isolation: isolation.join('; ') } : {}),
-    ...(warmUp.length === 1 && parts.every((p) => p.report.warmUp === undefined) ? {} : { warmUp: warmUp.join('; ') }),
+    ...(warmUp === undefined ? {} : { warmUp }),
     mergedFrom: parts.map((p) => p.name),
     ...(partial.length ? { stoppedParts: partial } : {}),
     ...(floor ? { floor } : {}),

@@ -5,19 +5,22 @@ import type { CallOutput, Contender } from '../src/backends.js';
 import { settleRouter, warmUntilResultsReused } from '../src/run.js';
 import { resultsHeldBetweenCollections, RESULT_MIN_BYTES } from '@kernelkit/core';
 
-/** A router stand-in whose calls report the given routes in turn (the last one repeats). */
-function scripted(routes: readonly NonNullable<CallOutput['route']>[]): Contender & { calls: number } {
+/** A contender whose call answers `reply(n)` for its n-th call (from 0), counting its calls. */
+function standIn(name: 'kernelkit' | 'cpu', reply: (n: number) => CallOutput | Promise<CallOutput>): Contender & { calls: number } {
   const c = {
-    name: 'kernelkit' as const,
-    info: { description: 'scripted', software: false },
+    name,
+    info: { description: 'stand-in', software: false },
     disposed: false,
     calls: 0,
-    variants: () => ['routed'],
-    call: async () => ({ data: new Uint32Array(1), route: routes[Math.min(c.calls++, routes.length - 1)] }),
+    variants: () => ['x'],
+    call: async () => reply(c.calls++),
     dispose: async () => {},
   };
   return c;
 }
+
+/** A router stand-in whose calls report the given routes in turn (the last one repeats). */
+const scripted = (routes: readonly NonNullable<CallOutput['route']>[]) => standIn('kernelkit', (n) => ({ data: new Uint32Array(1), route: routes[Math.min(n, routes.length - 1)] }));
 
 const args = makeScanArgs({ n: 4, dtype: 'u32' }) as OpArgs<OpName>;
 
@@ -58,19 +61,8 @@ describe("the kernelkit row's route", () => {
 });
 
 describe('warm-up until results reuse memory', () => {
-  /** A contender whose every call returns an array of `bytes`, counting its calls. */
-  function returning(bytes: number): Contender & { calls: number } {
-    const c = {
-      name: 'cpu' as const,
-      info: { description: 'counting', software: false },
-      disposed: false,
-      calls: 0,
-      variants: () => ['x'],
-      call: async () => (c.calls++, { data: new Float32Array(bytes / 4) }),
-      dispose: async () => {},
-    };
-    return c;
-  }
+  /** A contender whose every call returns an array of `bytes`. */
+  const returning = (bytes: number) => standIn('cpu', () => ({ data: new Float32Array(bytes / 4) }));
 
   it('makes a collection’s worth of calls and three more for a result of 1 MiB or more, none below it or for a non-array', async () => {
     const big = returning(2 ** 22);
@@ -83,8 +75,7 @@ describe('warm-up until results reuse memory', () => {
   });
 
   it('stops after three times the row budget', async () => {
-    const slow = returning(2 ** 20);
-    slow.call = async () => (slow.calls++, await new Promise((r) => setTimeout(r, 20)), { data: new Float32Array(1) });
+    const slow = standIn('cpu', async () => (await new Promise((r) => setTimeout(r, 20)), { data: new Float32Array(1) }));
     await warmUntilResultsReused(slow, 'scan', args, {}, new Uint8Array(2 ** 20), 30);
     expect(slow.calls).toBeLessThanOrEqual(6);
   });
