@@ -149,11 +149,19 @@ export async function measureComputeCeiling(threads: number, runMs: number): Pro
   }
 }
 
+/**
+ * One thread's f32 GFLOP/s in the probe: 4 lanes × a multiply and an add per chain and iteration.
+ * A kernel built with plain 128-bit SIMD (a multiply, then an add) cannot beat it on one thread;
+ * runtimes with fused multiply-adds or wider vectors (the peers' native kernels) can.
+ */
+export const oneThreadGflops = (c: ComputeCeiling): number => (c.iterations * CHAINS * 4 * 2) / (c.oneThreadMs * 1e6);
+
 /** The report's line, e.g. "2-thread compute ceiling: 1.93× in this run (…)". */
 export function ceilingLine(c: ComputeCeiling): string {
   return (
     `${c.threads}-thread compute ceiling: ${c.speedup.toFixed(2)}× in this run (WebAssembly SIMD multiply-add chains, no memory traffic, median of ${c.samples}: ` +
     `${c.oneThreadMs.toFixed(1)} ms on one thread, ${c.allThreadsMs.toFixed(1)} ms with each of ${c.threads} threads doing the same at once); ` +
-    `no backend's ${c.threads}-thread speed-up over one thread can exceed it`
+    `no backend's ${c.threads}-thread speed-up over one thread can exceed it. One thread's 128-bit multiply-then-add peak: ` +
+    `${oneThreadGflops(c).toFixed(1)} GFLOP/s, the most a kernel of the plain SIMD build reaches on one thread`
   );
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TRIAL_MAX_CALLS, WARM_UP_MAX_CALLS, type BackendLoaders } from 'kernelkit';
-import { median, resultsHeldBetweenCollections, RESULT_MIN_BYTES, writeFileAtomic } from '@kernelkit/core';
+import { callsUntilResultsReused, median, writeFileAtomic } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
 import { OP_NAMES, type GridPoints, type OpArgs, type OpData, type OpName, type RunOptions } from '@kernelkit/ops';
 import { ROUTED_VARIANT, ROUTER, benchOps, capReason, openBackend, type BenchBackend, type CallOutput, type Contender } from './backends.js';
@@ -288,14 +288,14 @@ export const WARM_UP_POLICY =
 
 /**
  * Untimed calls until a row's host results come from reused memory, as a loop's calls do once
- * settled: the backends hand a result of RESULT_MIN_BYTES or more fresh memory (a page fault per 4
- * KiB) until callers have held resultsHeldBetweenCollections() bytes and a prompted collection hands
- * the dropped ones back. Without this a row's samples fall in that stretch or not depending on the
- * process's heap. At most 3 × `budgetMs`.
+ * settled (callsUntilResultsReused: the backends hand a result of 1 MiB or more fresh memory, a
+ * page fault per 4 KiB, until callers have held a bound of bytes and a prompted collection hands
+ * the dropped ones back). Without this a row's samples fall in that stretch or not depending on
+ * the process's heap. At most 3 × `budgetMs`.
  */
 export async function warmUntilResultsReused(b: Contender, op: OpName, args: OpArgs<OpName>, o: RunOptions<never>, data: unknown, budgetMs: number): Promise<void> {
-  if (!ArrayBuffer.isView(data) || data.byteLength < RESULT_MIN_BYTES) return;
-  const calls = Math.ceil(resultsHeldBetweenCollections() / data.byteLength) + 3;
+  if (!ArrayBuffer.isView(data)) return;
+  const calls = callsUntilResultsReused(data.byteLength);
   const t0 = performance.now();
   for (let i = 0; i < calls && performance.now() - t0 < 3 * budgetMs; i++) await call(b, op, args, o);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aluProbeModuleBytes, ceilingLine, measureComputeCeiling, type ComputeCeiling } from '../src/ceiling.js';
+import { aluProbeModuleBytes, ceilingLine, measureComputeCeiling, oneThreadGflops, type ComputeCeiling } from '../src/ceiling.js';
 import { formatMarkdown } from '../src/output/markdown.js';
 import { formatTable } from '../src/output/table.js';
 import type { BenchReport } from '../src/types.js';
@@ -31,6 +31,11 @@ describe('compute ceiling', () => {
 
   it('the report header prints it beside the memory floor; reports without it have no line', () => {
     expect(ceilingLine(CEILING)).toMatch(/^2-thread compute ceiling: 1\.93× in this run \(.*40\.0 ms on one thread, 41\.5 ms with each of 2 threads/);
+    // 1000 iterations × 12 chains × 4 lanes × 2 flops in 40 ms.
+    expect(oneThreadGflops(CEILING)).toBeCloseTo(0.0024, 10);
+    // The 2-core dev VM's probe of 2026-11-29: 9 803 081 iterations in 19.016 ms.
+    const vm = { ...CEILING, iterations: 9_803_081, oneThreadMs: 19.016 };
+    expect(ceilingLine(vm)).toContain("One thread's 128-bit multiply-then-add peak: 49.5 GFLOP/s");
     const floor = { bytes: 8 << 20, threads: 2, samples: 3, copyGBps: 10, freshWriteGBps: 1.5, freshWriteAllThreadsGBps: 4 };
     const report = (withCeiling: boolean): BenchReport => ({
       schema: 'kernelkit-bench/1', date: '2026-01-01T00:00:00.000Z', workload: 'tiny',

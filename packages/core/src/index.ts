@@ -41,5 +41,5 @@ export { copyInto, NATIVE_COPY_MIN_BYTES } from './copy.js';
 export { glStackConflict, markGlStackStarted } from './gl-stacks.js';
 export type { GlStack } from './gl-stacks.js';
 export type { CopyView } from './copy.js';
-export { ResultArrays, ResultMemory, resultsHeldBetweenCollections, HELD_PER_HEAP_BYTE, HELD_RESULT_BYTES, KEEP_BYTES, RESULT_MIN_BYTES, type ResultMemoryStats } from './result-memory.js';
+export { ResultArrays, ResultMemory, callsUntilResultsReused, resultsHeldBetweenCollections, HELD_PER_HEAP_BYTE, HELD_RESULT_BYTES, KEEP_BYTES, RESULT_MIN_BYTES, type ResultMemoryStats } from './result-memory.js';
 export type { ResultCtor } from './result-memory.js';

@@ -26,6 +26,16 @@ export function resultsHeldBetweenCollections(maxBytes: number = KEEP_BYTES, hea
 }
 
 /**
+ * Calls returning a fresh host result of `resultBytes` until one comes from memory an earlier,
+ * dropped result used, as in a loop's settled calls: 0 under RESULT_MIN_BYTES (those come from the
+ * allocator's free lists). Until callers have held `held` bytes every result is fresh; the take
+ * past that bound prompts the collection, and the dropped results come back a call or two later.
+ */
+export function callsUntilResultsReused(resultBytes: number, held: number = resultsHeldBetweenCollections()): number {
+  return resultBytes < RESULT_MIN_BYTES ? 0 : Math.floor(held / resultBytes) + 3;
+}
+
+/**
  * Memory for the results a backend returns, reused once the caller drops them.
  *
  * A fresh result array costs a page fault per 4 KiB on its first write, more than the copy or

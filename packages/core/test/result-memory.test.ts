@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { HELD_PER_HEAP_BYTE, HELD_RESULT_BYTES, ResultArrays, ResultMemory } from '../src/result-memory.js';
+import { callsUntilResultsReused, HELD_PER_HEAP_BYTE, HELD_RESULT_BYTES, RESULT_MIN_BYTES, ResultArrays, ResultMemory } from '../src/result-memory.js';
 
 // Collection decides when memory comes back, so these tests collect garbage themselves.
 v8.setFlagsFromString('--expose-gc');
@@ -132,6 +132,39 @@ describe('ResultMemory', () => {
     // Capped by the bytes kept free, but never below HELD_RESULT_BYTES.
     expect(run(heap, 80 * 2 ** 20, 12)).toEqual([88 * 2 ** 20]);
     expect(run(heap, 0, HELD_RESULT_BYTES / size + 2)).toEqual([HELD_RESULT_BYTES + size]);
+  });
+});
+
+describe('callsUntilResultsReused', () => {
+  it('is 0 under RESULT_MIN_BYTES, else the calls whose results fill the held bound and three more', () => {
+    const held = 64 * 2 ** 20;
+    expect(callsUntilResultsReused(RESULT_MIN_BYTES - 1, held)).toBe(0);
+    expect(callsUntilResultsReused(RESULT_MIN_BYTES, held)).toBe(64 + 3);
+    expect(callsUntilResultsReused(2 ** 22, held)).toBe(16 + 3);
+    expect(callsUntilResultsReused(5 * 2 ** 20, held)).toBe(12 + 3);
+    expect(callsUntilResultsReused(2 ** 28, held)).toBe(3);
+  });
+
+  it("is how many calls a loop that keeps only its latest result makes until a ResultMemory's result comes back, the last of them the first reused", async () => {
+    const bytes = 2 ** 22;
+    let prompted = false;
+    const memory = new ResultMemory(2 ** 30, { prompt: () => void (prompted = true), heapBytes: () => 0 });
+    const calls = callsUntilResultsReused(bytes, HELD_RESULT_BYTES);
+    const reused: boolean[] = [];
+    let latest: SharedArrayBuffer | undefined;
+    for (let i = 0; i < calls; i++) {
+      const r = memory.take(bytes);
+      reused.push(r.reused);
+      memory.collectIfDue();
+      memory.handOver(r.forCaller, r.kept);
+      latest = r.forCaller;
+      if (prompted) {
+        prompted = false;
+        expect(await collectUntil(() => memory.keptBytes > 0)).toBe(true);
+      }
+    }
+    expect(latest?.byteLength).toBe(bytes);
+    expect(reused.indexOf(true)).toBe(calls - 1);
   });
 });
 

@@ -1,4 +1,4 @@
-import { RESULT_MIN_BYTES } from '@kernelkit/core';
+import { callsUntilResultsReused } from '@kernelkit/core';
 import type { BackendName } from '@kernelkit/ops';
 import { BAND_STEPS_PER_DECADE } from './bands.js';
 import type { CallShape } from './cost-model.js';
@@ -45,16 +45,15 @@ export const WARM_UP_MAX_CALLS = 80;
 
 /**
  * Untimed calls a candidate makes at a routing key before its trial. One, to grow memory and
- * build pipelines; more when the call returns a fresh host array of RESULT_MIN_BYTES or more:
+ * build pipelines; more when the call returns a fresh host array of 1 MiB (RESULT_MIN_BYTES) or more:
  * the backends hand such results fresh memory (a page fault per 4 KiB on its first write) until
  * callers hold `heldBetweenCollections` bytes and a prompted collection hands dropped results
- * back, and a trial timed in that stretch ranks a candidate by its page faults, which a loop of
- * settled calls does not pay (on a VM they can cost several times the compute).
+ * back (callsUntilResultsReused), and a trial timed in that stretch ranks a candidate by its page
+ * faults, which a loop of settled calls does not pay (on a VM they can cost several times the compute).
  */
 export function warmUpCalls(shape: { readonly output: CallShape['output']; readonly outputBytes: number }, outGiven: boolean, heldBetweenCollections: number): number {
-  if (shape.output === 'device' || outGiven || shape.outputBytes < RESULT_MIN_BYTES) return 1;
-  // The take past the bound prompts the collection; the dropped results come back a call or two later.
-  return Math.min(WARM_UP_MAX_CALLS, Math.floor(heldBetweenCollections / shape.outputBytes) + 3);
+  if (shape.output === 'device' || outGiven) return 1;
+  return Math.min(WARM_UP_MAX_CALLS, Math.max(1, callsUntilResultsReused(shape.outputBytes, heldBetweenCollections)));
 }
 
 /** Whether a candidate's warm-up at a key is over: `needed` calls (warmUpCalls, at most WARM_UP_MAX_CALLS), or WARM_UP_MAX_MS of them. */
