@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run on the GPU host (H200) after `. .gpu-host/on-host.sh`: bash benchmarks/scripts/gpu-host-2026-11-29-s33.sh a|b|c|d|e
+# Run on the GPU host (H200) after `. .gpu-host/on-host.sh`: bash benchmarks/scripts/gpu-host-2026-11-29-s33.sh a|b|c|d|e|f
 # Issue 16's H200 rows that missed 1.1x on 2026-11-29 (scan 40M u32 and f32, convLayer L1 B=10 000)
 # on the code with the warm-ups until results reuse memory. a = the router against the backend it
 # settles on, alternated in one process and that backend alone in its own (router-vs-direct-op.mjs),
@@ -7,7 +7,7 @@
 # a's scan rows, then convLayer L1 B=10 000 as in a; c = the rows that were within 1.1x by under 8%
 # (convLayer L2 B=100, stencil3d 512^3, conv2d 8192^2), 3 processes per backend, after two more
 # runs of the router against Piscina; d = heap size and full collections there; e = five more seed
-# rows as a-c, with what was left of the session's device time. Pack with GPU_HOST_PACK_LEAN=1.
+# rows as a-c, with what was left of the session's device time; f = stencil3d 64^3 as in a. Pack with GPU_HOST_PACK_LEAN=1.
 # Everything in $OUT/s33-PART.tar.gz.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
@@ -38,6 +38,11 @@ case "${1:?a, b or c}" in
     KK_CANDIDATES=piscina KK_HOLD=2 diag router scan-40M-u32 seed 40
     bench s33c 430 --op conv2d,stencil3d,convLayer --case convlayer-L2-b100,stencil-512-s10,conv2d-1x8192-k5 --backend $B --variant $V --rounds 3 --no-floor ;;
   e) bench s33e 500 --op conv2d,stencil3d,convLayer --case conv2d-16x2048-k11,stencil-64-s100,stencil-256-s10,convlayer-L1-b100,convlayer-L1-b1000 --backend $B --variant $V --rounds 3 --no-floor ;;
+  f)
+    # stencil3d 64^3 x 100 (2 ms calls), where the router's processes ran WebGPU's streamed 0.45 ms
+    # slower than WebGPU's own in e: the router against WebGPU in one process, and WebGPU alone.
+    diag router stencil-64-s100 seed 60
+    KK_BACKEND=webgpu KK_VARIANT=streamed diag direct stencil-64-s100 seed 60 ;;
   d)
     # Heap size and full collections with results held (the result memory prompts a collection
     # after max(64 MiB, 4x the heap) of held results): the router's process and Piscina's own.
