@@ -4,6 +4,7 @@ import { ceilingLine } from '../ceiling.js';
 import type { BenchReport, Row } from '../types.js';
 import { fmtFloor, fmtMs, fmtNum, fmtX } from './format.js';
 import { footnotes } from './notes.js';
+import { routerSummaryMarkdown } from './router-summary.js';
 
 /** The paragraph on the transfer columns, in reports that have them. */
 const DEVICE_COLUMNS =
@@ -69,6 +70,7 @@ export function formatMarkdown(r: BenchReport): string {
     // The backends' notes can change what a row measured (another kernel form ran, a pool call ran inline).
     if (notes.texts.length) out.push('', 'Notes (the [n] after a variant):', '', ...notes.texts.map((t, i) => `${i + 1}. ${t.replace(/\n/g, ' ')}`));
   }
+  out.push(...routerSummaryMarkdown(r));
   return out.join('\n') + '\n';
 }
 

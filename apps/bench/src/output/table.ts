@@ -2,6 +2,7 @@ import type { BenchReport } from '../types.js';
 import { ceilingLine } from '../ceiling.js';
 import { fmtFloor, fmtMs, fmtNum, fmtX } from './format.js';
 import { footnotes } from './notes.js';
+import { routerSummaryLines } from './router-summary.js';
 
 /** The compact stdout table: one line per row. */
 export function formatTable(r: BenchReport): string {
@@ -35,5 +36,6 @@ export function formatTable(r: BenchReport): string {
   const floorLine = floor
     ? `\nMemory floor (${floor.bytes / 2 ** 20} MiB): copy ${fmtNum(floor.copyGBps)} GB/s, fresh write ${fmtNum(floor.freshWriteGBps)} GB/s on 1 thread, ${fmtNum(floor.freshWriteAllThreadsGBps)} GB/s on ${floor.threads}; vs floor = median ÷ (output bytes at the faster fresh-write speed)\n${floor.computeCeiling ? `${ceilingLine(floor.computeCeiling)}\n` : ''}`
     : '';
-  return `${table}\n${floorLine}${noteLines.length ? `\nNotes:\n${noteLines.join('\n')}\n` : ''}\n${r.rows.length} rows in ${fmtMs(r.wallMs)}\n`;
+  const router = routerSummaryLines(r);
+  return `${table}\n${floorLine}${noteLines.length ? `\nNotes:\n${noteLines.join('\n')}\n` : ''}${router.length ? `\n${router.join('\n')}\n` : ''}\n${r.rows.length} rows in ${fmtMs(r.wallMs)}\n`;
 }
