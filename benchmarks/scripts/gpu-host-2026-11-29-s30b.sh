@@ -7,7 +7,6 @@
 set -u
 . "$(dirname "$0")/h100-bench.sh"
 host_begin
-lscpu > "$OUT/lscpu.txt" 2>&1
 timeout 200 node apps/studies/dist/piscina/ceilings.js --out "$OUT" --threads 1,2,4,8,12,16 --probes gridSearch,alu --runs 3 > "$OUT/ceilings.log" 2>&1
 echo "ceilings rc=$?"; tail -14 "$OUT/ceilings.log"
 timeout 300 node apps/studies/dist/piscina/scaling.js --out "$OUT" --threads 1,2,4,8,12,16 --ops gridSearch > "$OUT/scaling.log" 2>&1

@@ -11,7 +11,6 @@
 set -u
 . "$(dirname "$0")/h100-bench.sh"
 host_begin
-lscpu > "$OUT/lscpu.txt" 2>&1
 case "${1:?conv, rest, again or conv16}" in
   conv) bench_conv ;;
   rest) bench_rest ;;

@@ -9,9 +9,8 @@
 set -u
 . "$(dirname "$0")/h100-bench.sh"
 host_begin
-lscpu > "$OUT/lscpu.txt" 2>&1
-B=piscina,webgpu,kernelkit
-V=wasm-simd,auto,gemm,streamed,decoupled,decoupled-subgroups,pruned,routed
+B=$ROUTER_RACE_BACKENDS
+V=$ROUTER_RACE_VARIANTS
 case "${1:?a, b, c or d}" in
   a) bench s32a 560 --op conv2d,stencil3d --case conv2d-16x2048-k11,conv2d-1x8192-k5,stencil-64-s100,stencil-256-s10 --backend $B --variant $V --rounds 3 --no-floor ;;
   b) bench s32b 560 --op convLayer --case convlayer-L1-b100,convlayer-L2-b100,convlayer-L1-b1000,convlayer-L2-b1000 --backend $B --variant $V --rounds 3 --no-floor ;;

@@ -12,9 +12,8 @@
 set -u
 . "$(dirname "$0")/h100-bench.sh"
 host_begin
-lscpu > "$OUT/lscpu.txt" 2>&1
-B=piscina,webgpu,kernelkit
-V=wasm-simd,auto,gemm,streamed,decoupled,decoupled-subgroups,pruned,routed
+B=$ROUTER_RACE_BACKENDS
+V=$ROUTER_RACE_VARIANTS
 diag() { timeout 150 node benchmarks/scripts/router-vs-direct-op.mjs "$@" 2>/dev/null | grep '^{' >> "$OUT/router-vs-direct.txt"; }
 case "${1:?a, b or c}" in
   a)

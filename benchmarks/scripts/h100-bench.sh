@@ -13,12 +13,18 @@ bench_conv() { bench conv 490 --op conv2d,convLayer --backend cpu,piscina,webgpu
 bench_rest() { bench rest 560 --op stencil3d,scan,gridSearch --backend cpu,piscina,webgpu,kernelkit --variant wasm-simd,two-pass,pruned,streamed,decoupled-subgroups,decoupled,routed; }
 bench_router() { bench router 560 --op conv2d,convLayer,stencil3d,scan,gridSearch --backend kernelkit --no-floor; }
 
-# A session script's frame: host_begin collects into a temporary $OUT and records the GPU; host_end NAME
+# Issue 16's router rows: the router against the backends it races on the seed workload (the cpu
+# backend is 3x or more behind on every seed row), each at its best variants.
+ROUTER_RACE_BACKENDS=piscina,webgpu,kernelkit
+ROUTER_RACE_VARIANTS=wasm-simd,auto,gemm,streamed,decoupled,decoupled-subgroups,pruned,routed
+
+# A session script's frame: host_begin collects into a temporary $OUT and records the GPU and CPU; host_end NAME
 # packs it all into the real $OUT as NAME.tar.gz (the host returns at most 8 files).
 host_begin() {
   HOST_FINAL_OUT=$OUT
   OUT=$(mktemp -d)
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
+  lscpu > "$OUT/lscpu.txt" 2>&1
 }
 host_end() {
   tar -czf "$HOST_FINAL_OUT/$1.tar.gz" -C "$OUT" .

@@ -37,14 +37,19 @@ export function routerComparisons(rows: readonly Row[]): RouterComparison[] {
   return out;
 }
 
+/** The comparisons and how many of them are within ROUTER_TARGET. */
+function summary(r: BenchReport): { readonly all: RouterComparison[]; readonly within: number } {
+  const all = routerComparisons(r.rows);
+  return { all, within: all.filter((c) => c.ratio <= ROUTER_TARGET).length };
+}
+
 /** Where the router's timed calls went: each round's pick, or the row's (reports before the field: —). */
 const ranOn = (r: OkRow): string => (r.roundRoutes?.length ? r.roundRoutes.join(' · ') : (r.routedTo ?? '—'));
 
 /** The markdown section, or no lines where the report has no router row to compare. */
 export function routerSummaryMarkdown(r: BenchReport): string[] {
-  const all = routerComparisons(r.rows);
+  const { all, within } = summary(r);
   if (all.length === 0) return [];
-  const within = all.filter((c) => c.ratio <= ROUTER_TARGET).length;
   return [
     '',
     '## The router against the best single backend',
@@ -59,9 +64,8 @@ export function routerSummaryMarkdown(r: BenchReport): string[] {
 
 /** The stdout table's lines: the count, then one line per case. */
 export function routerSummaryLines(r: BenchReport): string[] {
-  const all = routerComparisons(r.rows);
+  const { all, within } = summary(r);
   if (all.length === 0) return [];
-  const within = all.filter((c) => c.ratio <= ROUTER_TARGET).length;
   return [
     `Router against the best single backend: ${within} of ${all.length} cases within ${ROUTER_TARGET}×`,
     ...all.map((c) => `  ${c.op} ${c.router.caseId}: ${c.ratio.toFixed(2)}× (${fmtMs(c.router.stats.medianMs)} on ${ranOn(c.router)}; best ${c.best.backend}/${c.best.variant} ${fmtMs(c.best.stats.medianMs)})`),
