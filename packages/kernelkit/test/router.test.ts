@@ -286,6 +286,21 @@ describe('fits', () => {
     expect(noisy.msPerWork).toBeGreaterThan(0);
     expect(noisy.fixedMs).toBe(0);
   });
+
+  it('fits in relative error: a small call is predicted near its own measurement, not by the large ones', () => {
+    // The cpu backend's conv2d calibration on the 2-core dev VM: in absolute error the fit put 3.1 ms on the 0.76 ms call.
+    const samples = [
+      { work: 3.21e6, passes: 1, ms: 0.76 },
+      { work: 2.62e7, passes: 1, ms: 9.93 },
+      { work: 1.27e8, passes: 1, ms: 19.15 },
+    ];
+    const f = fitTime(samples);
+    const ratios = samples.map((s) => (f.fixedMs + f.msPerWork * s.work) / s.ms);
+    expect(ratios[0]).toBeGreaterThan(0.8);
+    expect(ratios[0]).toBeLessThan(1.25);
+    // No sample is fitted more than about 2× off (they are not on one line).
+    for (const r of ratios) expect(Math.abs(Math.log2(r))).toBeLessThan(1.1);
+  });
 });
 
 describe('a real calibration (cpu and piscina, tiny budget)', () => {

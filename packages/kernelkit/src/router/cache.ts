@@ -10,7 +10,7 @@ import type { BackendCost } from './cost-model.js';
 import type { MeasuredChoice } from './explore.js';
 
 /** Bumped when the file's shape or the calibration sizes change: older files are re-measured. */
-export const CALIBRATION_FORMAT_VERSION = 6;
+export const CALIBRATION_FORMAT_VERSION = 7;
 export const CALIBRATION_CACHE_ENV = 'KERNELKIT_CALIBRATION_CACHE';
 
 /** What makes timings from one machine (or one kernelkit release) useless on another. */

@@ -8,6 +8,15 @@ import type { BackendCost, CalibrationSample, OpCost, TransferFit } from './cost
 import { fitTime, fitTransfer } from './fit.js';
 
 /**
+ * A target whose time at a size, from the terms of its fit that grow with the call alone (its
+ * fixed cost left out, which larger calls amortise), is predicted over this many times the
+ * fastest target's is not measured there: no routing would pick it at that size, and a software
+ * GPU adapter spends most of a calibration on such sizes. Its fit keeps the smaller sizes'
+ * samples. The explore rule's default factor.
+ */
+export const OUTCLASSED_FACTOR = 8;
+
+/**
  * Three sizes per op, smallest first, chosen so the sequential CPU backend takes milliseconds
  * to about a hundred: long enough to show throughput, short enough that every backend fits
  * in the time budget. They reach past the sizes below which Piscina runs a call inline
@@ -133,6 +142,19 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
     for (const op of ops) {
       const args = await CASES[op][size]!();
       const shape = callShape(op, args);
+      // Why target `name`, whose growing terms predict `lowerMs` at this size, is not worth measuring here; undefined when it is.
+      const outclassedBy = (name: BackendName, lowerMs: number): string | undefined => {
+        let best: { name: BackendName; ms: number } | undefined;
+        for (const u of targets) {
+          const theirs = u.name === name ? undefined : samples.get(`${u.name}\u0000${op}`);
+          if (theirs === undefined || theirs.length === 0) continue;
+          const f = fitTime(theirs);
+          const ms = f.fixedMs + f.msPerWork * shape.work + f.msPerPass * shape.passes;
+          if (best === undefined || ms < best.ms) best = { name: u.name, ms };
+        }
+        if (best === undefined || lowerMs <= OUTCLASSED_FACTOR * best.ms) return undefined;
+        return `predicted at least ${lowerMs.toFixed(1)} ms, over ${OUTCLASSED_FACTOR}× ${best.name}'s ${best.ms.toFixed(1)} ms (its fit uses the smaller sizes)`;
+      };
       for (const t of targets) {
         const step = `${t.name} ${op} #${size + 1}`;
         const variant = t.backend.variants(op)[0]!;
@@ -140,8 +162,12 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
         const have = samples.get(key) ?? [];
         const predicted = have.length ? fitTime(have) : undefined;
         const guess = predicted === undefined ? 0 : predicted.fixedMs + predicted.msPerWork * shape.work + predicted.msPerPass * shape.passes;
+        // Only a fit that charges part of the smaller sizes' time to a fixed cost is left as it is:
+        // one through the origin would predict calls below the smallest size at almost nothing.
+        const outclassed = predicted === undefined || have.length < 2 || predicted.fixedMs <= 0 ? undefined : outclassedBy(t.name, predicted.msPerWork * shape.work + predicted.msPerPass * shape.passes);
         if (left() <= 0) skipped.push(`${step}: over the time budget`);
         else if (guess > maxRunMs || (size > 0 && have.length === 0)) skipped.push(`${step}: predicted ${guess.toFixed(0)} ms > ${maxRunMs} ms per run`);
+        else if (outclassed !== undefined) skipped.push(`${step}: ${outclassed}`);
         else {
           try {
             const call = callOf(t.backend, op);

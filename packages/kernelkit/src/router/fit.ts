@@ -1,19 +1,30 @@
 import type { CalibrationSample, TimeFit, TransferFit } from './cost-model.js';
 
+/** Times below this count as this in the weights: below a timer's resolution relative error means nothing. */
+const MIN_WEIGHTED_MS = 0.01;
+
 type Term = 'fixedMs' | 'msPerWork' | 'msPerPass';
 const feature: Record<Term, (s: CalibrationSample) => number> = { fixedMs: () => 1, msPerWork: (s) => s.work, msPerPass: (s) => s.passes };
 
-/** Solves the normal equations of least squares over `terms` (Gaussian elimination); undefined when singular. */
+/**
+ * Solves the normal equations of least squares over `terms` (Gaussian elimination) in relative
+ * error: each sample weighted by 1/ms², so a call of a millisecond is fitted as closely as one
+ * of a hundred (in absolute error the largest sample sets the fit, and a small call could be
+ * predicted several times off its own measurement). Undefined when singular.
+ */
 function leastSquares(samples: readonly CalibrationSample[], terms: readonly Term[]): number[] | undefined {
   const n = terms.length;
   // Columns are scaled to their largest value so work counts of 1e9 and a column of ones stay well conditioned.
   const scale = terms.map((t) => Math.max(...samples.map((s) => Math.abs(feature[t](s)))) || 1);
   const a = Array.from({ length: n }, () => new Array<number>(n + 1).fill(0));
+  // Weights relative to the shortest sample's, so the largest is 1 and the singularity test keeps its scale.
+  const shortest = Math.max(MIN_WEIGHTED_MS, Math.min(...samples.map((s) => s.ms)));
   for (const s of samples) {
     const x = terms.map((t, i) => feature[t](s) / scale[i]!);
+    const weight = (shortest / Math.max(s.ms, MIN_WEIGHTED_MS)) ** 2;
     for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++) a[i]![j]! += x[i]! * x[j]!;
-      a[i]![n]! += x[i]! * s.ms;
+      for (let j = 0; j < n; j++) a[i]![j]! += weight * x[i]! * x[j]!;
+      a[i]![n]! += weight * x[i]! * s.ms;
     }
   }
   for (let c = 0; c < n; c++) {
