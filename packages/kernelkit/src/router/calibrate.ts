@@ -162,9 +162,8 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
         const have = samples.get(key) ?? [];
         const predicted = have.length ? fitTime(have) : undefined;
         const guess = predicted === undefined ? 0 : predicted.fixedMs + predicted.msPerWork * shape.work + predicted.msPerPass * shape.passes;
-        // Only a fit that charges part of the smaller sizes' time to a fixed cost is left as it is:
-        // one through the origin would predict calls below the smallest size at almost nothing.
-        const outclassed = predicted === undefined || have.length < 2 || predicted.fixedMs <= 0 ? undefined : outclassedBy(t.name, predicted.msPerWork * shape.work + predicted.msPerPass * shape.passes);
+        // From two sizes on: one size's fit charges its fixed cost to the work, and would overstate the rate.
+        const outclassed = predicted === undefined || have.length < 2 ? undefined : outclassedBy(t.name, predicted.msPerWork * shape.work + predicted.msPerPass * shape.passes);
         if (left() <= 0) skipped.push(`${step}: over the time budget`);
         else if (guess > maxRunMs || (size > 0 && have.length === 0)) skipped.push(`${step}: predicted ${guess.toFixed(0)} ms > ${maxRunMs} ms per run`);
         else if (outclassed !== undefined) skipped.push(`${step}: ${outclassed}`);

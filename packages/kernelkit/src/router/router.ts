@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DisposedError, resultsHeldBetweenCollections, type BackendFailure } from '@kernelkit/core';
 import { isDeviceArray, OP_NAMES, OPS, type Backend, type BackendName, type OpName, type Result } from '@kernelkit/ops';
@@ -10,7 +8,8 @@ import {
   cachedBackend, cachedChoices, candidateSet, clearMeasuredChoices, defaultCalibrationPath, machineIdentity, readCalibrationCache, writeCalibrationCache, writeMeasuredChoices, type CacheRead, type MachineIdentity,
 } from './cache.js';
 import { calibrate, type CalibrationProgress } from './calibrate.js';
-import type { ChildMessage, ChildRequest } from './calibrate-child.js';
+import type { ChildRequest } from './calibrate-child.js';
+import { CalibrationTimeoutError, runCalibrationChild } from './run-child.js';
 import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
@@ -91,6 +90,12 @@ export interface RouterOptions {
   readonly explore?: ExploreSettings;
 }
 
+/**
+ * How long past its budget a calibration child may run (its own start, starting the backends, the
+ * step under way when the budget ran out) before it is stopped and its op routed without fits.
+ */
+export const CHILD_GRACE_MS = 20_000;
+
 /** Built code only: from src/router (tests) and dist/router alike this is the compiled child. */
 const CHILD_SCRIPT = new URL('../../dist/router/calibrate-child.js', import.meta.url);
 
@@ -128,6 +133,8 @@ export class Router {
   private readonly machine: MachineIdentity = machineIdentity();
   private cacheLoaded: Promise<string | undefined> | undefined;
   private disposedFlag = false;
+  /** Set once a calibration child was stopped at its time limit: why. */
+  private childTimedOut: string | undefined;
   /** Backends that failed to start in a calibration child. */
   private readonly unstartable = new Set<BackendName>();
   /**
@@ -276,8 +283,10 @@ export class Router {
 
   private async calibrateOp(op: OpName): Promise<string | undefined> {
     const cacheNote = await this.loadCache();
+    // A child stopped at its time limit would most likely hang again (a backend that never answers).
+    if (this.childTimedOut !== undefined) return `${op} not calibrated: ${this.childTimedOut} earlier in this process`;
     const report = await this.calibrate({ ops: [op], budgetMs: this.o.calibrationBudgetMs ?? 10_000, force: false });
-    if (report.backends.length === 0) return cacheNote;
+    if (report.backends.length === 0) return report.skipped.length ? `calibration of ${op} left out: ${report.skipped.join('; ')}` : cacheNote;
     const cut = report.skipped.length ? `; left out: ${report.skipped.join('; ')}` : '';
     return `calibrated ${op} on ${report.backends.join(', ')} in ${(report.ms / 1000).toFixed(1)} s (first use on this machine, budget ${(report.budgetMs / 1000).toFixed(0)} s; ${report.saved})${cut}`;
   }
@@ -298,6 +307,12 @@ export class Router {
       try {
         return await this.calibrateInChild(o, this.o.calibrateInChild);
       } catch (err) {
+        // Calibrating here instead would take as long again: the op routes without fits.
+        if (err instanceof CalibrationTimeoutError) {
+          this.childTimedOut = err.message;
+          process.emitWarning(`${err.message}; ${o.ops.join(', ')} routed to the default backend in this process`, { code: 'KERNELKIT_CALIBRATION_CHILD' });
+          return { backends: [], ms: err.limitMs, budgetMs: o.budgetMs, skipped: [err.message], saved: 'nothing saved', path: this.cachePath, model: this.costModel };
+        }
         process.emitWarning(`calibration in a child process failed (${message(err)}); calibrating in this process`, { code: 'KERNELKIT_CALIBRATION_CHILD' });
       }
     }
@@ -340,25 +355,7 @@ export class Router {
     const t0 = performance.now();
     const request: ChildRequest = { cachePath: this.cachePath, ops: o.ops, budgetMs: o.budgetMs, force: o.force, ...load };
     const onProgress = o.onProgress ?? this.o.onCalibrationProgress;
-    const report = await new Promise<Extract<ChildMessage, { report: unknown }>>((resolve, reject) => {
-      const child = spawn(process.execPath, [script, JSON.stringify(request)], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let last: Extract<ChildMessage, { report: unknown }> | undefined;
-      // Native libraries print notices on stderr: kept only to explain a failure.
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-2000)));
-      createInterface({ input: child.stdout }).on('line', (line) => {
-        let m: ChildMessage;
-        try {
-          m = JSON.parse(line) as ChildMessage;
-        } catch {
-          return;
-        }
-        if ('progress' in m) onProgress?.(m.progress);
-        else last = m;
-      });
-      child.on('error', reject);
-      child.on('close', (code) => (code === 0 && last !== undefined ? resolve(last) : reject(new Error(`exit code ${code}: ${stderr.trim().split('\n').slice(-3).join(' / ')}`))));
-    });
+    const report = await runCalibrationChild(script, request, o.budgetMs + CHILD_GRACE_MS, onProgress);
     for (const s of report.skippedBackends) {
       const name = s.backend as BackendName;
       this.skip(name, s.reason);
