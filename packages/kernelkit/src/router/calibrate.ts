@@ -4,7 +4,8 @@ import {
 } from '@kernelkit/ops';
 import { median } from '@kernelkit/core';
 import { callShape } from './call-shape.js';
-import type { BackendCost, CalibrationSample, OpCost, TransferFit } from './cost-model.js';
+import { timeOf, type BackendCost, type CalibrationSample, type OpCost, type TransferFit } from './cost-model.js';
+import { DEFAULT_EXPLORE_FACTOR } from './explore.js';
 import { fitTime, fitTransfer } from './fit.js';
 
 /**
@@ -12,9 +13,9 @@ import { fitTime, fitTransfer } from './fit.js';
  * fixed cost left out, which larger calls amortise), is predicted over this many times the
  * fastest target's is not measured there: no routing would pick it at that size, and a software
  * GPU adapter spends most of a calibration on such sizes. Its fit keeps the smaller sizes'
- * samples. The explore rule's default factor.
+ * samples.
  */
-export const OUTCLASSED_FACTOR = 8;
+export const OUTCLASSED_FACTOR = DEFAULT_EXPLORE_FACTOR;
 
 /**
  * Three sizes per op, smallest first, chosen so the sequential CPU backend takes milliseconds
@@ -148,8 +149,7 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
         for (const u of targets) {
           const theirs = u.name === name ? undefined : samples.get(`${u.name}\u0000${op}`);
           if (theirs === undefined || theirs.length === 0) continue;
-          const f = fitTime(theirs);
-          const ms = f.fixedMs + f.msPerWork * shape.work + f.msPerPass * shape.passes;
+          const ms = timeOf(fitTime(theirs), shape.work, shape.passes);
           if (best === undefined || ms < best.ms) best = { name: u.name, ms };
         }
         if (best === undefined || lowerMs <= OUTCLASSED_FACTOR * best.ms) return undefined;
@@ -161,9 +161,9 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
         const key = `${t.name}\u0000${op}`;
         const have = samples.get(key) ?? [];
         const predicted = have.length ? fitTime(have) : undefined;
-        const guess = predicted === undefined ? 0 : predicted.fixedMs + predicted.msPerWork * shape.work + predicted.msPerPass * shape.passes;
+        const guess = predicted === undefined ? 0 : timeOf(predicted, shape.work, shape.passes);
         // From two sizes on: one size's fit charges its fixed cost to the work, and would overstate the rate.
-        const outclassed = predicted === undefined || have.length < 2 ? undefined : outclassedBy(t.name, predicted.msPerWork * shape.work + predicted.msPerPass * shape.passes);
+        const outclassed = predicted === undefined || have.length < 2 ? undefined : outclassedBy(t.name, guess - predicted.fixedMs);
         if (left() <= 0) skipped.push(`${step}: over the time budget`);
         else if (guess > maxRunMs || (size > 0 && have.length === 0)) skipped.push(`${step}: predicted ${guess.toFixed(0)} ms > ${maxRunMs} ms per run`);
         else if (outclassed !== undefined) skipped.push(`${step}: ${outclassed}`);
