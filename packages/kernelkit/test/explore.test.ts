@@ -248,6 +248,19 @@ describe('measured choice (exploration)', () => {
     await k.dispose();
   });
 
+  it("ends a trial after one timed call when it and the candidate's warm-up both took over `factor` times the best measured", async () => {
+    const { loaders, runs } = timedLoaders(DELAYS);
+    // A turn per call: cpu (40 ms) has one timed call when piscina (5 ms) has measured; 40 > 4 × 5.
+    const k = await createKernels({ costModel: MODEL, explore: { factor: 4, trialRunMs: 0 } }, loaders, noEnv);
+    const routes = [];
+    do routes.push((await k.scan(scanArgs)).route);
+    while (!routes.at(-1)!.settled && routes.length < 80);
+    expect(routes.slice(0, 4).map((r) => `${r.choice} ${r.backend}`)).toEqual(['warm-up cpu', 'trial cpu', 'warm-up piscina', 'trial piscina']);
+    expect(routes.at(-1)).toMatchObject({ choice: 'measured', backend: 'piscina', trialCalls: { 'cpu/wasm-simd': 1 } });
+    expect(runs.filter((r) => r.startsWith('cpu/'))).toHaveLength(2);
+    await k.dispose();
+  });
+
   it('trialMaxCalls caps a trial whose calls never add up to trialMinMs', async () => {
     const { loaders } = timedLoaders({ 'cpu/wasm-simd': 8, 'piscina/wasm-simd': 1 });
     const k = await createKernels({ costModel: MODEL, explore: { factor: 4, trialMinMs: 60_000, trialCalls: 2, trialMaxCalls: 3 } }, loaders, noEnv);

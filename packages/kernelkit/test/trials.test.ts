@@ -8,13 +8,15 @@ import {
  * pick is its untimed warm-up (as Router.choose has it), and each later one is timed at
  * `callMs(name, i)` for its i-th timed call; turns are kept as Router does. Returns the steps up to the settled one.
  */
-function explore(ranked: readonly Pick[], callMs: (name: string, i: number) => number, s: ExploreSettings, work = 1000): { steps: string[]; trials: Map<string, TrialRun>; choice?: MeasuredChoice } {
+function explore(ranked: readonly Pick[], callMs: (name: string, i: number) => number, s: ExploreSettings, work = 1000, warmUpMs?: (name: string) => number): { steps: string[]; trials: Map<string, TrialRun>; choice?: MeasuredChoice } {
   const trials = new Map<string, TrialRun>();
   const warm = new Set<string>();
+  // With `warmUpMs`, decide sees each warm-up's time, as Router passes it.
+  const warmUps = new Map<string, { ms: number; work: number }>();
   const steps: string[] = [];
   let turn: Turn | undefined;
   for (let n = 0; n < 200; n++) {
-    const d = decide(ranked, trials, work, s, turn)!;
+    const d = decide(ranked, trials, work, s, turn, warmUpMs === undefined ? undefined : warmUps)!;
     const name = pickName(d.pick);
     if (d.kind !== 'explore') {
       steps.push(`${d.kind} ${name}`);
@@ -22,6 +24,7 @@ function explore(ranked: readonly Pick[], callMs: (name: string, i: number) => n
     }
     if (!warm.has(name)) {
       warm.add(name);
+      if (warmUpMs !== undefined) warmUps.set(name, { ms: warmUpMs(name), work });
       steps.push(`warm-up ${name}`);
       turn = nextTurn(turn, name, undefined);
       continue;
@@ -139,6 +142,23 @@ describe('trials', () => {
     const big = explore([pick('webgpu', 150), pick('piscina', 160), pick('cpu', 1000)], (name, i) => ({ 'webgpu/v': 165, 'piscina/v': 135, 'cpu/v': [2047, 1285, 1228, 1775][i]! })[name]!, DEFAULTS, 1000);
     expect(counts(big.trials)['cpu/v']).toBe(2);
     expect(big.steps.at(-1)).toBe('settled piscina/v');
+  });
+
+  it('a warm-up call over `factor` times the best counts as one of the two calls that make a trial hopeless', () => {
+    // The stencil3d N=512 case on the H200 host: cpu's 3.4 s calls against WebGPU's 150 ms.
+    const ranked = [pick('webgpu', 45), pick('piscina', 540), pick('cpu', 1000)];
+    const ms = steady({ 'webgpu/v': 150, 'piscina/v': 376, 'cpu/v': 3427 });
+    const withWarmUp = explore(ranked, ms, DEFAULTS, 1000, ms);
+    expect(counts(withWarmUp.trials)['cpu/v']).toBe(1);
+    expect(withWarmUp.steps.at(-1)).toBe('settled webgpu/v');
+    // Without the warm-up's time it takes two timed calls.
+    expect(counts(explore(ranked, ms, DEFAULTS).trials)['cpu/v']).toBe(2);
+    // A slow (cold) warm-up and one fast timed call: not hopeless, the trial goes on.
+    const cold = explore([pick('piscina', 3), pick('webgpu', 3)], steady({ 'piscina/v': 3, 'webgpu/v': 4 }), { ...DEFAULTS, factor: 4, trialRunMs: 0 }, 1000, (name) => (name === 'webgpu/v' ? 50 : 3));
+    expect(counts(cold.trials)['webgpu/v']).toBeGreaterThan(1);
+    // A slow timed call after a fast warm-up: the fastest of the two is within the factor.
+    const hiccup = explore([pick('piscina', 3), pick('webgpu', 3)], (name, i) => (name === 'webgpu/v' && i === 0 ? 50 : 3), { ...DEFAULTS, factor: 4, trialRunMs: 0 }, 1000, () => 3);
+    expect(counts(hiccup.trials)['webgpu/v']).toBeGreaterThan(1);
   });
 
   it('gives no trial to a candidate predicted beyond the factor or over trialMaxMs, and settles without it', () => {

@@ -168,15 +168,23 @@ export function confirmComplete(t: TrialRun | undefined, s: ExploreSettings): bo
 }
 
 /**
- * Whether a begun trial is hopeless: even the fastest of its timed calls (two at least: one may be
- * cold) took over `factor` times the best time another candidate measured. It ends there: calls
- * that slow cost more than the rest of the trial could tell.
+ * Whether a begun trial is hopeless: even the fastest of its calls (two at least, so one cold call
+ * cannot decide: its timed calls, and its fastest warm-up call where `warmUp` has it) took over
+ * `factor` times the best time another candidate measured. It ends there: calls that slow cost
+ * more than the rest of the trial could tell, and on a big call each is seconds.
  */
-function hopeless(name: string, t: TrialRun, trials: ReadonlyMap<string, TrialRun>, work: number, factor: number): boolean {
-  if (t.calls < 2) return false;
+function hopeless(name: string, t: TrialRun, trials: ReadonlyMap<string, TrialRun>, work: number, factor: number, warmUp?: WarmUp): boolean {
+  if (t.calls + (warmUp === undefined ? 0 : 1) < 2) return false;
   let best = Infinity;
   for (const [other, o] of trials) if (other !== name) best = Math.min(best, scaledMs(o, work));
-  return scaledMs({ ms: Math.min(...t.samples), work: t.work, calls: t.calls }, work) > factor * best;
+  const fastest = Math.min(scaledMs({ ms: Math.min(...t.samples), work: t.work, calls: t.calls }, work), warmUp === undefined ? Infinity : scaledMs({ ...warmUp, calls: 1 }, work));
+  return fastest > factor * best;
+}
+
+/** A candidate's fastest untimed warm-up call at a key: its ms at `work`. */
+export interface WarmUp {
+  readonly ms: number;
+  readonly work: number;
 }
 
 /** The cached form of a trial: its time, work and calls, without the samples. */
@@ -226,8 +234,9 @@ export type Decision =
  * calls add up to `trialRunMs`; then the next turn goes to the open trial with the fewest timed ms (the earlier in
  * predicted order on a tie), so a slow phase of the machine lands on every candidate's calls, not
  * on one trial. With none open, the key settles on the fastest measured (see rankedMs).
+ * `warmUps`: each candidate's fastest warm-up call at this key, by `backend/variant` (see hopeless).
  */
-export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, TrialRun>, work: number, s: ExploreSettings, turn?: Turn): Decision | undefined {
+export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, TrialRun>, work: number, s: ExploreSettings, turn?: Turn, warmUps?: ReadonlyMap<string, WarmUp>): Decision | undefined {
   const best = ranked[0];
   if (best === undefined) return undefined;
   let reference = Infinity;
@@ -252,7 +261,7 @@ export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Tria
   for (const [i, p] of ranked.entries()) {
     const t = trials.get(pickName(p));
     // A trial once begun runs to its end (its own fast calls must not push it out of the factor), unless hopeless.
-    if (trialComplete(t, s) || (i > 0 && t === undefined && !near(p)) || (t !== undefined && hopeless(pickName(p), t, trials, work, s.factor))) continue;
+    if (trialComplete(t, s) || (i > 0 && t === undefined && !near(p)) || (t !== undefined && hopeless(pickName(p), t, trials, work, s.factor, warmUps?.get(pickName(p))))) continue;
     if (pickName(p) === turn?.name) {
       if (keepTurn) return { kind: 'explore', pick: p };
       owner = p;

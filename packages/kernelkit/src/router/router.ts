@@ -14,7 +14,7 @@ import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
 import {
-  addTrialCall, closeRunnerUp, confirmCall, confirmStep, decide, nextTurn, pickName, POOL_MARGIN, routingKey, scaledMs, trialOf, warmedUp, warmUpCalls, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
+  addTrialCall, closeRunnerUp, confirmCall, confirmStep, decide, nextTurn, pickName, POOL_MARGIN, routingKey, scaledMs, trialOf, warmedUp, warmUpCalls, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn, type WarmUp,
 } from './explore.js';
 
 /**
@@ -142,7 +142,7 @@ export class Router {
    * warmed up at a key is timed from then on. Per key, not per op: a first call at a new size
    * still grows memory and allocates buffers, which its trial must not count.
    */
-  private readonly warmUps = new Map<string, { readonly calls: number; readonly ms: number }>();
+  private readonly warmUps = new Map<string, { readonly calls: number; readonly ms: number; readonly fastest?: WarmUp }>();
   /** Trials per routing key while it explores, by `backend/variant`. */
   private readonly trials = new Map<string, Map<string, TrialRun>>();
   /** Whose turn it is per routing key while it explores (see `decide`). */
@@ -525,7 +525,11 @@ export class Router {
       this.confirming.delete(key);
       if (winner !== undefined) return this.settle(key, winner, step.kind === 'done' ? step.trials : trials);
     }
-    const d = decide(ranked, trials, shape.work, explore, this.turns.get(key))!;
+    const warmUps = new Map(ranked.flatMap((p) => {
+      const fastest = this.warmUps.get(`${pickName(p)} ${key}`)?.fastest;
+      return fastest === undefined ? [] : [[pickName(p), fastest] as const];
+    }));
+    const d = decide(ranked, trials, shape.work, explore, this.turns.get(key), warmUps)!;
     if (d.kind === 'explore') {
       const needed = warmUpCalls(shape, outGiven, resultsHeldBetweenCollections());
       return { pick: d.pick, choice: warmedUp(this.warmUps.get(`${pickName(d.pick)} ${key}`), needed) ? 'trial' : 'warm-up' };
@@ -605,7 +609,9 @@ export class Router {
         // Any call but a warm-up leaves the candidate warm at this key, as its trial would find it.
         const name = `${pick.name}/${pick.variant} ${key}`;
         const w = this.warmUps.get(name);
-        this.warmUps.set(name, route.choice === 'warm-up' ? { calls: (w?.calls ?? 0) + 1, ms: (w?.ms ?? 0) + ms } : { calls: Number.POSITIVE_INFINITY, ms: w?.ms ?? 0 });
+        const fastest = route.choice === 'warm-up' && (w?.fastest === undefined || ms * w.fastest.work < w.fastest.ms * shape.work) ? { ms, work: shape.work } : w?.fastest;
+        const calls = route.choice === 'warm-up' ? (w?.calls ?? 0) + 1 : Number.POSITIVE_INFINITY;
+        this.warmUps.set(name, { calls, ms: route.choice === 'warm-up' ? (w?.ms ?? 0) + ms : w?.ms ?? 0, ...(fastest === undefined ? {} : { fastest }) });
       }
       const notes = [note, ...(calibrationNote !== undefined && !this.noted.has(op) ? [calibrationNote] : []), ...(r.notes ?? [])];
       if (calibrationNote !== undefined) this.noted.add(op);
