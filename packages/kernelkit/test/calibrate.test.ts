@@ -5,15 +5,20 @@ import { calibrate, OUTCLASSED_FACTOR, type CalibrationTarget } from '../src/rou
 /** A clock only the fake backends move, so every measured time is exactly what their model says. */
 let clock = 0;
 
+/** Every fake call as `name work`, in order. */
+let calls: string[] = [];
+
 /** A backend whose scan takes `ms(work)` on the fake clock. */
-function timedTarget(name: BackendName, ms: (work: number) => number): CalibrationTarget & { readonly works: number[] } {
+function timedTarget(name: BackendName, ms: (work: number) => number, software = false): CalibrationTarget & { readonly works: number[] } {
   const works: number[] = [];
   const backend = {
     name,
+    info: { name, description: name, software, capabilities: { f64: false } },
     variants: () => ['model'],
     async scan(args: ScanArgs) {
       const work = scanBytes(args.input.length, 'u32');
       works.push(work);
+      calls.push(`${name} ${work}`);
       clock += ms(work);
       return { data: args.input };
     },
@@ -21,7 +26,37 @@ function timedTarget(name: BackendName, ms: (work: number) => number): Calibrati
   return { name, key: name, backend, startMs: 0, works };
 }
 
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  calls = [];
+});
+
+/** The targets in the order they were first called at each size. */
+const orderBySize = (): string[][] => {
+  const works = [...new Set(calls.map((c) => Number(c.split(' ')[1])))].sort((a, b) => a - b);
+  return works.map((w) => [...new Set(calls.filter((c) => Number(c.split(' ')[1]) === w).map((c) => c.split(' ')[0]!))]);
+};
+
+describe('calibration order', () => {
+  it('at each size the target that has taken the least time so far goes first', async () => {
+    vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    const slow = timedTarget('piscina', (w) => 5 + 5e-7 * w);
+    const fast = timedTarget('cpu', (w) => 1 + 1e-7 * w);
+    await calibrate([slow, fast], { ops: ['scan'], transfers: false });
+    expect(orderBySize()).toEqual([['piscina', 'cpu'], ['cpu', 'piscina'], ['cpu', 'piscina']]);
+  });
+
+  it('a software adapter goes last before anything is timed, so a budget it spends leaves the others measured', async () => {
+    vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    // A first call that compiles and tunes for seconds, as llvmpipe's does.
+    const software = timedTarget('webgpu', () => 3000, true);
+    const cpu = timedTarget('cpu', (w) => 1 + 1e-7 * w);
+    const run = await calibrate([software, cpu], { ops: ['scan'], transfers: false, budgetMs: 4000 });
+    expect(orderBySize()[0]).toEqual(['cpu', 'webgpu']);
+    expect(run.results.get('cpu')!.ops.scan).toBeDefined();
+    expect(run.skipped.every((s) => s.endsWith('over the time budget'))).toBe(true);
+  });
+});
 
 describe('calibration sizes', () => {
   it(`skips a target's larger size when its growing terms alone predict over ${OUTCLASSED_FACTOR}× the fastest, and keeps its smaller samples`, async () => {

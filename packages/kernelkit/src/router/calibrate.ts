@@ -104,7 +104,10 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
 /**
  * Measures each target's default variant of every op at the calibration sizes, size by size
  * across all targets (so a budget cut leaves every backend with its small sizes rather than
- * one backend with all of them), and the targets' host↔device copies.
+ * one backend with all of them), and the targets' host↔device copies. At each step the target
+ * that has taken the least time so far goes first: a budget spent by one slow-to-measure target
+ * (a software adapter compiling and tuning its first pipelines) then leaves the others measured,
+ * not unmeasured and so never routed to.
  */
 export async function calibrate(targets: readonly CalibrationTarget[], o: CalibrateOptions = {}): Promise<CalibrationRun> {
   const ops = o.ops ?? OP_NAMES;
@@ -123,14 +126,26 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
   const samples = new Map<string, CalibrationSample[]>();
   const results = new Map<BackendName, { upload?: TransferFit; download?: TransferFit; ops: Partial<Record<OpName, Record<string, OpCost>>> }>();
   for (const t of targets) results.set(t.name, { ops: {} });
+  const spent = new Map<BackendName, number>(targets.map((t) => [t.name, 0]));
+  const timed = async <T>(name: BackendName, f: () => Promise<T>): Promise<T> => {
+    const t = performance.now();
+    try {
+      return await f();
+    } finally {
+      spent.set(name, spent.get(name)! + performance.now() - t);
+    }
+  };
+  // Before anything is timed a software adapter goes last; otherwise ties keep the order given.
+  const software = (t: CalibrationTarget): number => ((t.backend.info as { software?: boolean } | undefined)?.software ? 1 : 0);
+  const cheapestFirst = (): CalibrationTarget[] => [...targets].sort((a, b) => spent.get(a.name)! - spent.get(b.name)! || software(a) - software(b));
 
   if (transfers) {
-    for (const t of targets) {
+    for (const t of cheapestFirst()) {
       const step = `${t.name} transfers`;
       if (left() <= 0) skipped.push(`${step}: over the time budget`);
       else {
         try {
-          Object.assign(results.get(t.name)!, await measureTransfers(t.backend));
+          Object.assign(results.get(t.name)!, await timed(t.name, () => measureTransfers(t.backend)));
         } catch (err) {
           skipped.push(`${step}: ${message(err)}`);
         }
@@ -155,7 +170,7 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
         if (best === undefined || lowerMs <= OUTCLASSED_FACTOR * best.ms) return undefined;
         return `predicted at least ${lowerMs.toFixed(1)} ms, over ${OUTCLASSED_FACTOR}× ${best.name}'s ${best.ms.toFixed(1)} ms (its fit uses the smaller sizes)`;
       };
-      for (const t of targets) {
+      for (const t of cheapestFirst()) {
         const step = `${t.name} ${op} #${size + 1}`;
         const variant = t.backend.variants(op)[0]!;
         const key = `${t.name}\u0000${op}`;
@@ -170,7 +185,7 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
         else {
           try {
             const call = callOf(t.backend, op);
-            const ms = await timeCall(() => call(args, { variant }), Math.min(300, left()));
+            const ms = await timed(t.name, () => timeCall(() => call(args, { variant }), Math.min(300, left())));
             have.push({ work: shape.work, passes: shape.passes, ms });
             samples.set(key, have);
             results.get(t.name)!.ops[op] = { [variant]: { fit: fitTime(have), samples: [...have] } };
