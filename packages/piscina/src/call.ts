@@ -396,6 +396,22 @@ export class Units {
     this.call.stagedAt = epochMs();
   }
 
+  /**
+   * `run` with the calling thread as one of the `threads`: queues threads − 1 tasks, stages every
+   * unit, then claims units itself with `share` until none are left. `share` runs synchronously
+   * (the event loop waits for it); its report joins the workers' in the call's phases, and what it
+   * throws fails the call and is rethrown as it is.
+   */
+  runSharing(task: Task, threads: number, stage: (u: number) => void, share: () => TaskTimes): void {
+    this.run(task, threads - 1, stage);
+    if (this.call.failed) return;
+    try {
+      this.call.taskTimes.push({ ...share(), caller: true });
+    } catch (err) {
+      this.call.fail(err);
+    }
+  }
+
   /** Lets the workers start units [0, u]: their input is in shared memory. */
   private staged(u: number): void {
     Atomics.store(this.words, UNIT_STAGED, u + 1);

@@ -15,12 +15,20 @@ export interface PiscinaBackendOptions {
    * runs everything inline. Ops not named keep `DEFAULT_INLINE_BELOW`.
    */
   readonly inlineBelow?: Partial<Record<OpName, number>>;
+  /**
+   * Whether the calling thread computes a share of a pooled conv2d or convLayer `wasm-simd` call
+   * (threads − 1 workers and it) when that share is at most `CALLER_SHARE_MAX_WORK` multiply-adds.
+   * It then blocks the event loop for that share. Default true; false keeps the calling thread
+   * to staging and waiting.
+   */
+  readonly callerShare?: boolean;
 }
 
 export interface ResolvedOptions {
   readonly minThreads: number;
   readonly maxThreads: number;
   readonly inlineBelow: Readonly<Record<OpName, number>>;
+  readonly callerShare: boolean;
 }
 
 /**
@@ -46,7 +54,7 @@ export const DEFAULT_INLINE_BELOW: Readonly<Record<OpName, number>> = {
 };
 
 const MAX_THREADS = 1024;
-const KNOWN = ['threads', 'minThreads', 'maxThreads', 'inlineBelow'] as const;
+const KNOWN = ['threads', 'minThreads', 'maxThreads', 'inlineBelow', 'callerShare'] as const;
 
 export function resolveOptions(options: PiscinaBackendOptions | undefined): ResolvedOptions {
   if (options === undefined) options = {};
@@ -76,5 +84,9 @@ export function resolveOptions(options: PiscinaBackendOptions | undefined): Reso
       inlineBelow[op as OpName] = v;
     }
   }
-  return { minThreads, maxThreads, inlineBelow };
+  const callerShare: unknown = options.callerShare;
+  if (callerShare !== undefined && typeof callerShare !== 'boolean') {
+    throw new InvalidArgumentError('options.callerShare', `expected a boolean, got ${describeValue(callerShare)}`);
+  }
+  return { minThreads, maxThreads, inlineBelow, callerShare: callerShare ?? true };
 }

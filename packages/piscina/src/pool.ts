@@ -21,6 +21,7 @@ export interface CallStats {
   readonly op: string;
   /** True when the call ran on the calling thread (below `inlineBelow`). */
   readonly inline: boolean;
+  /** Tasks queued on the workers (the calling thread's share, when it took one, is not one of them). */
   readonly tasks: number;
   /** Bytes copied from caller arrays into SharedArrayBuffers (0 when every input was already shared). */
   readonly copiedInBytes: number;

@@ -64,6 +64,8 @@ export interface TaskTimes {
   readonly kernelMs: number;
   /** Copying its units' output from module memory into the result. */
   readonly copyMs: number;
+  /** Set when the calling thread ran these units (its share of the call, see `Units.runSharing`). */
+  readonly caller?: boolean;
 }
 
 // Control words of claimed units (an Int32Array over `ClaimedUnits.ctrl`).

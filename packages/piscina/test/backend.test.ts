@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AbortError, InvalidArgumentError, LimitExceededError, WorkerError } from '@kernelkit/core';
 import { CS610_DISP_PATH, CS610_GRID_PATH, readCs610Problem, verifyResult, type Backend } from '@kernelkit/ops';
 import { conv2dCase, convLayerCase, scanCase, stencilCase } from '@kernelkit/ops/testing';
-import { createPiscinaBackend, DEFAULT_INLINE_BELOW, type PiscinaBackendOptions } from '../src/index.js';
+import { CALLER_SHARE_MAX_WORK, createPiscinaBackend, DEFAULT_INLINE_BELOW, type PiscinaBackendOptions } from '../src/index.js';
 import { lastCallStats, runWorkerTestTask, workerCount } from '../src/testing.js';
 
 const POOL_ONLY = { conv2d: 0, stencil3d: 0, scan: 0, gridSearch: 0, convLayer: 0 };
@@ -42,6 +42,7 @@ describe('options', () => {
     ['inlineBelow unknown op', { inlineBelow: { fft: 10 } }, 'options.inlineBelow.fft'],
     ['inlineBelow negative', { inlineBelow: { scan: -1 } }, 'options.inlineBelow.scan'],
     ['inlineBelow NaN', { inlineBelow: { conv2d: Number.NaN } }, 'options.inlineBelow.conv2d'],
+    ['callerShare not a boolean', { callerShare: 'yes' }, 'options.callerShare'],
   ];
   for (const [what, options, parameter] of bad) {
     it(`${what} → InvalidArgumentError naming ${parameter}`, async () => {
@@ -226,6 +227,34 @@ describe('abort', () => {
 });
 
 describe('data path', () => {
+  it(`the calling thread takes a share of module-memory conv calls up to ${CALLER_SHARE_MAX_WORK} multiply-adds per thread, unless callerShare is false`, async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    await using workersOnly = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY, callerShare: false });
+    const c = conv2dCase([3, 90, 70, 5], 6);
+    const l = convLayerCase([9, 2, 30, 26, 6, 5], 7);
+    // Just over the bound: 1 × 2048 × 1400 pixels × 49 taps on two threads.
+    const big = conv2dCase([1, 2048, 1400, 7], 8);
+    expect((2048 * 1400 * 49) / 2).toBeGreaterThan(CALLER_SHARE_MAX_WORK);
+    const cases: Array<[string, Backend, () => Promise<{ data: Float32Array }>, string, unknown, boolean]> = [
+      ['conv2d', backend, () => backend.conv2d(c), 'conv2d', c, true],
+      ['convLayer', backend, () => backend.convLayer(l), 'convLayer', l, true],
+      ['convLayer, shared input (per-worker path)', backend, () => backend.convLayer({ ...l, input: shared(l.input) }), 'convLayer', l, false],
+      ['conv2d rows (JavaScript)', backend, () => backend.conv2d(c, { variant: 'rows' }), 'conv2d', c, false],
+      ['conv2d over the bound', backend, () => backend.conv2d(big), 'conv2d', big, false],
+      ['conv2d, callerShare false', workersOnly, () => workersOnly.conv2d(c), 'conv2d', c, false],
+      ['convLayer, callerShare false', workersOnly, () => workersOnly.convLayer(l), 'convLayer', l, false],
+    ];
+    for (const [name, b, call, op, args, caller] of cases) {
+      const r = await call();
+      expect(verifyResult(op as 'conv2d', args as never, r.data), name).toBeUndefined();
+      const stats = lastCallStats(b)!;
+      expect(stats.phases!.tasks.filter((t) => t.caller === true), name).toHaveLength(caller ? 1 : 0);
+      // One task per thread, at most one per unit: the calling thread's share takes one thread's place.
+      const units = stats.phases!.tasks.reduce((a, t) => a + t.units, 0);
+      expect(stats.tasks, name).toBe(caller ? 1 : Math.min(2, units));
+    }
+  });
+
   it('reports where a pooled conv or chained scan call spent its time, task by task', async () => {
     await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
     const c = conv2dCase([3, 90, 70, 5], 6);
@@ -247,7 +276,7 @@ describe('data path', () => {
       const stats = lastCallStats(backend)!;
       const p = stats.phases;
       expect(p, name).toBeDefined();
-      expect(p!.tasks.length, name).toBe(stats.tasks);
+      expect(p!.tasks.filter((t) => t.caller !== true).length, name).toBe(stats.tasks);
       // Clocks of two threads: allow a little skew between the calling thread's and the workers' readings.
       const skew = 1;
       expect(p!.stagedMs, name).toBeGreaterThanOrEqual(0);
@@ -269,6 +298,7 @@ describe('data path', () => {
     // Only the module paths with an ordinary input copy output out of module memory on the workers.
     await backend.convLayer(l);
     expect(lastCallStats(backend)!.phases!.tasks.some((t) => t.copyMs > 0)).toBe(true);
+
     await backend.scan(sc, { variant: 'two-pass' });
     expect(lastCallStats(backend)?.phases).toBeUndefined();
   });

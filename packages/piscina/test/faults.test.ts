@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, WorkerError } from '@kernelkit/core';
 import { verifyResult, type Backend, type OpArgs, type OpName } from '@kernelkit/ops';
-import { conv2dCase, randomGridCase, scanCase, stencilCase } from '@kernelkit/ops/testing';
+import { conv2dCase, convLayerCase, randomGridCase, scanCase, stencilCase } from '@kernelkit/ops/testing';
 import { createCpuBackend } from '@kernelkit/cpu';
 import * as publicApi from '../src/index.js';
-import { createPiscinaBackend } from '../src/index.js';
+import { createPiscinaBackend, type PiscinaBackendOptions } from '../src/index.js';
 import { FAULT_EXIT_CODE, FAULT_MESSAGE, injectFault, lastCallStats, workerCount, type FaultAction } from '../src/testing.js';
 
 // Faults injected into real multi-task ops, mid-op: the n-th task of a call throws in its worker
@@ -91,6 +91,7 @@ interface FaultCase {
   readonly out?: (args: object) => Float32Array | Uint32Array;
   /** Tasks of this call that run normally before the faulted one (the call submits more than that). */
   readonly afterTasks: number;
+  readonly backendOptions?: PiscinaBackendOptions;
 }
 
 /** 25^4 points: 23 ranges on the pool. */
@@ -103,6 +104,24 @@ const CASES: readonly FaultCase[] = [
     args: () => conv2dCase([4, 128, 128, 5], 1),
     out: (a) => new Float32Array((a as OpArgs<'conv2d'>).input.length),
     afterTasks: 1,
+    backendOptions: { callerShare: false },
+  },
+  {
+    op: 'conv2d',
+    what: "conv2d in row bands claimed by 1 task and the calling thread's share, the task fails",
+    args: () => conv2dCase([4, 128, 128, 5], 2),
+    out: (a) => new Float32Array((a as OpArgs<'conv2d'>).input.length),
+    afterTasks: 0,
+  },
+  {
+    op: 'convLayer',
+    what: "convLayer in blocks of planes claimed by 1 task and the calling thread's share, the task fails",
+    args: () => convLayerCase([8, 2, 30, 26, 8, 5], 3),
+    out: (a) => {
+      const l = a as OpArgs<'convLayer'>;
+      return new Float32Array(l.batch * l.maps * (l.height - l.k + 1) * (l.width - l.k + 1));
+    },
+    afterTasks: 0,
   },
   {
     op: 'stencil3d',
@@ -164,7 +183,7 @@ describe('injected worker faults mid-op', () => {
   for (const action of ['throw', 'exit'] as const) {
     for (const c of CASES) {
       it(`${action}: ${c.what} → WorkerError (cause: the worker's error); concurrent calls, the pool and out unharmed`, async () => {
-        await using backend = await createPiscinaBackend({ threads: THREADS, inlineBelow: POOL_ONLY });
+        await using backend = await createPiscinaBackend({ threads: THREADS, inlineBelow: POOL_ONLY, ...c.backendOptions });
         const args = c.args();
         const out = c.out?.(args).fill(7);
         const fault = injectFault(backend, { action, afterTasks: c.afterTasks, op: c.op });
@@ -214,8 +233,9 @@ describe('injected worker faults mid-op', () => {
   });
 
   it('is not reachable from the public API: the package entry exports no hook, a `fault` in args is refused by name, and one in options does nothing', async () => {
-    expect(Object.keys(publicApi).sort()).toEqual(['DEFAULT_INLINE_BELOW', 'createPiscinaBackend']);
-    await using backend = await createPiscinaBackend({ threads: THREADS, inlineBelow: POOL_ONLY });
+    expect(Object.keys(publicApi).sort()).toEqual(['CALLER_SHARE_MAX_WORK', 'DEFAULT_INLINE_BELOW', 'createPiscinaBackend']);
+    // Workers only, so the call below is one task per thread.
+    await using backend = await createPiscinaBackend({ threads: THREADS, inlineBelow: POOL_ONLY, callerShare: false });
     const c = conv2dCase([4, 128, 128, 5], 6);
     await expect(backend.conv2d({ ...c, fault: 'exit' } as never)).rejects.toMatchObject({ name: 'InvalidArgumentError', parameter: 'fault' });
     const res = await backend.conv2d(c, { fault: 'throw' } as never);

@@ -2,6 +2,7 @@ import { now } from '@kernelkit/core';
 import { convLayerPlanes, convLayerPlanesSimd, packedLength, packWeights, SHARED_MEMORY_MAX_BYTES, wasmSupport, withKernels } from '@kernelkit/cpu';
 import { convLayerMultiplyAdds, type ConvLayerProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import { guidedBounds, type Call } from '../call.js';
+import { callerShares, convLayerShare } from '../caller-share.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
 /** Smallest block, in multiply-adds: see conv2d's `MIN_BAND_MACS`. */
@@ -45,7 +46,7 @@ export function convLayerOp(env: Env): OpImplementation<'convLayer'> {
         const groups = Math.ceil(p.maps / 4);
         const planeOf = (g: number) => Math.floor(g / groups) * p.maps + Math.min(p.maps, (g % groups) * 4);
         const bounds = byImage ? guidedBounds(p.batch, threads, least(p.batch)).map((img) => img * p.maps) : guidedBounds(p.batch * groups, threads, least(p.batch * groups)).map(planeOf);
-        return inModuleMemory(call, call.units(bounds), layout, p, ctx);
+        return inModuleMemory(env, call, call.units(bounds), layout, p, ctx, work);
       }
     }
     const input = call.input(p.input);
@@ -101,10 +102,11 @@ function moduleLayout(p: ConvLayerProblem): ModuleLayout {
 /**
  * The shared-memory path: this thread packs the weights and copies the images straight into the
  * memory the workers' kernels run on, image by image after the tasks are queued; each worker copies
- * its finished planes from it into the result (or a shared `out`). A caller's ordinary `out` is
+ * its finished planes from it into the result (or a shared `out`), and so does this thread for
+ * the units it claims when it takes a share (`callerShares`). A caller's ordinary `out` is
  * filled from the module memory in one copy on this thread once every task has succeeded.
  */
-async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: ModuleLayout, p: ConvLayerProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
+async function inModuleMemory(env: Env, call: Call, units: ReturnType<Call['units']>, l: ModuleLayout, p: ConvLayerProblem, ctx: OpContext<Float32Array>, work: number): Promise<OpOutput<Float32Array>> {
   const planeLen = p.outHeight * p.outWidth;
   const n = p.batch * p.maps * planeLen;
   const { memory: mem } = call.memory(l.bytes);
@@ -126,11 +128,9 @@ async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: M
     copied = end;
     call.uploadMs += now() - t0;
   };
-  units.run(
-    task,
-    call.threads,
-    (u) => stage((Math.floor((b[u + 1]! - 1) / p.maps) + 1) * image),
-  );
+  const stageUnit = (u: number): void => stage((Math.floor((b[u + 1]! - 1) / p.maps) + 1) * image);
+  if (callerShares(env, work)) units.runSharing(task, call.threads, stageUnit, convLayerShare(env, task));
+  else units.run(task, call.threads, stageUnit);
   call.copiedInBytes += p.input.byteLength + p.weights.byteLength + (p.bias?.byteLength ?? 0);
   await call.finish(() => out.complete());
   return { data: out.result(), ...copyTimes(call, ctx.timing) };

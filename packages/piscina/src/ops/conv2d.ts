@@ -2,6 +2,7 @@ import { allFinite, conv2dRows, conv2dRowsSimd, SHARED_MEMORY_MAX_BYTES, wasmSup
 import { now } from '@kernelkit/core';
 import { conv2dMultiplyAdds, type OpContext, type OpImplementation, type OpOutput, type Conv2dProblem } from '@kernelkit/ops';
 import { guidedBounds, type Call } from '../call.js';
+import { callerShares, conv2dShare } from '../caller-share.js';
 import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
 
 /**
@@ -42,7 +43,7 @@ export function conv2dOp(env: Env): OpImplementation<'conv2d'> {
     // parallel, where this path would copy all of it on this thread.
     if (useSimd && env.pool.sharedModule !== undefined && !(p.input.buffer instanceof SharedArrayBuffer)) {
       const layout = moduleLayout(p);
-      if (layout.bytes <= SHARED_MEMORY_MAX_BYTES) return inModuleMemory(call, units, layout, p, ctx);
+      if (layout.bytes <= SHARED_MEMORY_MAX_BYTES) return inModuleMemory(env, call, units, layout, p, ctx);
     }
     const input = call.input(p.input);
     const filter = call.input(p.filter).all();
@@ -102,11 +103,12 @@ function moduleLayout(p: Conv2dProblem): ModuleLayout {
 /**
  * The shared-memory path: this thread copies the input straight into the memory the workers'
  * kernels run on (row by row, into the zero-padded layout), unit by unit after the tasks are queued;
- * each worker copies its finished rows from it into the result (or a shared `out`). A caller's
+ * each worker copies its finished rows from it into the result (or a shared `out`), and so does
+ * this thread for the units it claims when it takes a share (`callerShares`). A caller's
  * ordinary `out` is filled from the module memory in one copy on this thread once every task has
  * succeeded.
  */
-async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: ModuleLayout, p: Conv2dProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
+async function inModuleMemory(env: Env, call: Call, units: ReturnType<Call['units']>, l: ModuleLayout, p: Conv2dProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
   const { height: h, width: w, k } = p;
   const r = (k - 1) >> 1;
   const rows = p.batch * h;
@@ -129,11 +131,9 @@ async function inModuleMemory(call: Call, units: ReturnType<Call['units']>, l: M
     }
     call.uploadMs += now() - t0;
   };
-  units.run(
-    task,
-    call.threads,
-    (u) => stage(Math.min(rows, b[u + 1]! + r)),
-  );
+  const stageUnit = (u: number): void => stage(Math.min(rows, b[u + 1]! + r));
+  if (callerShares(env, conv2dMultiplyAdds(p))) units.runSharing(task, call.threads, stageUnit, conv2dShare(env, task));
+  else units.run(task, call.threads, stageUnit);
   call.copiedInBytes += p.input.byteLength + p.filter.byteLength;
   await call.finish(() => out.complete());
   return { data: out.result(), ...copyTimes(call, ctx.timing) };
