@@ -4,7 +4,9 @@
 # a = the settling study on the rows that missed 1.1x on 2026-12-01 (s34) and the two where the
 # router's Piscina trial ran faster than Piscina's own process ever did (80 routed calls per case,
 # then each candidate tried in a process of its own); b and c = those rows in the bench,
-# 3 processes per backend. Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s35-PART.tar.gz.
+# 3 processes per backend. The code has Piscina's calling-thread share of small conv calls
+# (callerShare, up to 2^26 multiply-adds a share), which the convLayer B=100 rows of part c are under.
+# Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s35-PART.tar.gz.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
 host_begin

@@ -90,6 +90,16 @@ function scopeFailure(errors: readonly GPUError[], cause?: unknown): Error {
 /** How long a failed call waits for a pending device loss to land, so the loss is what it reports. */
 const LOSS_SETTLE_MS = 50;
 
+/** Waits until `lost` settles or LOSS_SETTLE_MS pass, and clears its timer: a disposed backend leaves nothing pending. */
+async function lossSettled(lost: Promise<unknown>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([lost.catch(() => {}), new Promise((r) => (timer = setTimeout(r, LOSS_SETTLE_MS)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * One logical device for a backend: the current GPUDevice generation (its pipeline cache,
  * buffer pool, timestamp timer) and the buffer ledger. Op calls run one at a time
@@ -236,7 +246,7 @@ export class GpuDevice {
       if (outOfMemory) gen.pool.clear();
       // Dawn may reject a map of a destroyed device before `lost` settles: let the loss land.
       if (failed && gen.lostReason === undefined && !(failure instanceof KernelkitError)) {
-        await Promise.race([gen.lost.catch(() => {}), new Promise((r) => setTimeout(r, LOSS_SETTLE_MS))]);
+        await lossSettled(gen.lost);
       }
       if (gen.lostReason !== undefined) {
         throw markDeviceLoss(new DeviceError(`the WebGPU device was lost during this call (${gen.lostReason}); the next call recreates it`, { cause: failed ? failure : errors[0] }));
@@ -599,7 +609,7 @@ export class GpuDevice {
     // Dawn's node bindings keep polling the instance for the destroyed device's events through a
     // raw pointer: dropping the create() object before the loss is delivered lets GC free the
     // instance under that poll (SIGSEGV in CallbackTaskManager::Flush).
-    await Promise.race([gen.lost.catch(() => {}), new Promise((r) => setTimeout(r, LOSS_SETTLE_MS))]);
+    await lossSettled(gen.lost);
     await new Promise((r) => setImmediate(r));
     this.destroy();
   }
