@@ -7,14 +7,10 @@
  */
 import { sharedKernels, type KernelExports } from '@kernelkit/cpu/range-kernels';
 import { conv2dModuleUnits, convLayerModuleUnits } from './claimed-units.js';
+import { CALLER_SHARE_MAX_WORK } from './options.js';
 import type { Env } from './ops/context.js';
 import type { Conv2dModuleTask, ConvLayerModuleTask, ModuleMemory, TaskTimes } from './protocol.js';
 
-/**
- * The largest share, in multiply-adds, the calling thread computes: it blocks the event loop
- * (and a caller's abort) for that long, which at this size is milliseconds on the wasm kernels.
- */
-export const CALLER_SHARE_MAX_WORK = 2 ** 26;
 
 /** Whether a pooled call of `work` multiply-adds gets the calling thread's share (a pool of two threads or more). */
 export function callerShares(env: Env, work: number): boolean {

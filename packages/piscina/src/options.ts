@@ -53,6 +53,13 @@ export const DEFAULT_INLINE_BELOW: Readonly<Record<OpName, number>> = {
   convLayer: 2 ** 25,
 };
 
+/**
+ * The largest share of a pooled conv call, in multiply-adds, the calling thread computes (see
+ * `callerShare`): it blocks the event loop (and a caller's abort) for that long, which at this
+ * size is milliseconds on the WebAssembly kernels.
+ */
+export const CALLER_SHARE_MAX_WORK = 2 ** 26;
+
 const MAX_THREADS = 1024;
 const KNOWN = ['threads', 'minThreads', 'maxThreads', 'inlineBelow', 'callerShare'] as const;
 
