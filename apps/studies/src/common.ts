@@ -2,6 +2,7 @@
  * What every study shares: its command line (commander, as the bench app's), integer options,
  * and the bench app's checker, machine info, writer and merge.
  */
+import { spawn } from 'node:child_process';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 
 export { checkResult, machineInfo, mergeRows, writeTextFile, type Reference } from '@kernelkit/bench';
@@ -57,3 +58,14 @@ export const someOf =
     raw.split(',').map((s) => oneOf(allowed)(s.trim()));
 
 export { Command };
+
+/** Runs `node ARGS` (a study's own file and its options, say) and resolves with its stdout; stderr passes through. */
+export function runNode(args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`node ${args.join(' ')} exited with ${code}`))));
+  });
+}

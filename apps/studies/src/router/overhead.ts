@@ -15,7 +15,6 @@
  *   node apps/studies/dist/router/overhead.js [--workload small] [--cases id,...] [--rounds 11]
  *     [--calibration in-process|child|default] [--detach] [--processes 3 --modes child,in-process] [--json]
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +23,7 @@ import { median } from '@kernelkit/core';
 import { benchCases, type BenchCase } from '@kernelkit/bench';
 import type { Backend, BackendName, OpName } from '@kernelkit/ops';
 import { createKernels, defaultLoaders, type Kernels } from 'kernelkit';
-import { Command, integer, oneOf, parseStudyArgs, someOf } from '../common.js';
+import { Command, integer, oneOf, parseStudyArgs, runNode, someOf } from '../common.js';
 
 const CALIBRATIONS = ['in-process', 'child', 'default'] as const;
 type Calibration = (typeof CALIBRATIONS)[number];
@@ -70,16 +69,6 @@ interface ProcessResult {
   readonly rows: readonly Row[];
 }
 
-
-function runNode(args: readonly string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`node ${args.join(' ')} exited with ${code}`))));
-  });
-}
 
 async function openKernels(how: Calibration, cache: string): Promise<{ kernels: Kernels; ms: number }> {
   const t0 = performance.now();

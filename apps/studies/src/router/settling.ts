@@ -8,7 +8,6 @@
  *
  *   node apps/studies/dist/router/settling.js [--workload seed] [--cases id,...] [--calls 60] [--direct] [--json]
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { median } from '@kernelkit/core';
 import { benchCases, type BenchCase } from '@kernelkit/bench';
 import type { BackendName, OpName } from '@kernelkit/ops';
 import { BACKEND_NAMES, createKernels, defaultLoaders, type Kernels } from 'kernelkit';
-import { Command, integer, oneOf, parseStudyArgs } from '../common.js';
+import { Command, integer, oneOf, parseStudyArgs, runNode } from '../common.js';
 
 interface Argv {
   workload: 'small' | 'tiny' | 'seed';
@@ -60,7 +59,7 @@ const selectedCases = (): BenchCase[] => {
   return benchCases(argv.workload).filter((c) => (wanted ? wanted.includes(c.id) : c.op !== 'gridSearch'));
 };
 
-async function timedCalls(call: RoutedCall, args: unknown, n: number, options?: Record<string, unknown>): Promise<CaseCalls['calls'][number][]> {
+async function timedCalls(call: RoutedCall, args: unknown, n: number, options?: Record<string, unknown>): Promise<Call[]> {
   const out: Call[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
@@ -110,16 +109,6 @@ async function directProcess(name: string): Promise<CaseCalls[]> {
   return rows;
 }
 
-function runSelf(args: readonly string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`settling ${args.join(' ')} exited with ${code}`))));
-  });
-}
-
 const fmt = (ms: number): string => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
 const med = (xs: readonly number[]): string => (xs.length === 0 ? '-' : fmt(median([...xs])));
 
@@ -148,7 +137,7 @@ if (argv.only !== undefined) {
   if (argv.direct) {
     const names = [...new Set(routed.flatMap((r) => r.calls.map((c) => c.to)))];
     for (const name of names) {
-      const rows = JSON.parse((await runSelf([...passOn, '--only', name])).trim().split('\n').at(-1)!) as CaseCalls[];
+      const rows = JSON.parse((await runNode([fileURLToPath(import.meta.url), ...passOn, '--only', name])).trim().split('\n').at(-1)!) as CaseCalls[];
       for (const r of rows) direct.set(r.id, (direct.get(r.id) ?? new Map()).set(name, r));
       process.stderr.write(`direct ${name}: done\n`);
     }
