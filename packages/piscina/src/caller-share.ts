@@ -11,7 +11,6 @@ import { CALLER_SHARE_MAX_WORK } from './options.js';
 import type { Env } from './ops/context.js';
 import type { Conv2dModuleTask, ConvLayerModuleTask, ModuleMemory, TaskTimes } from './protocol.js';
 
-
 /** Whether a pooled call of `work` multiply-adds gets the calling thread's share (a pool of two threads or more). */
 export function callerShares(env: Env, work: number): boolean {
   const threads = env.pool.threads;

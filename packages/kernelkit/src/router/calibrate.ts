@@ -136,7 +136,7 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
     }
   };
   // Before anything is timed a software adapter goes last; otherwise ties keep the order given.
-  const software = (t: CalibrationTarget): number => ((t.backend.info as { software?: boolean } | undefined)?.software ? 1 : 0);
+  const software = (t: CalibrationTarget): number => (t.backend.info.software ? 1 : 0);
   const cheapestFirst = (): CalibrationTarget[] => [...targets].sort((a, b) => spent.get(a.name)! - spent.get(b.name)! || software(a) - software(b));
 
   if (transfers) {

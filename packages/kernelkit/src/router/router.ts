@@ -609,9 +609,10 @@ export class Router {
         // Any call but a warm-up leaves the candidate warm at this key, as its trial would find it.
         const name = `${pick.name}/${pick.variant} ${key}`;
         const w = this.warmUps.get(name);
-        const fastest = route.choice === 'warm-up' && (w?.fastest === undefined || ms * w.fastest.work < w.fastest.ms * shape.work) ? { ms, work: shape.work } : w?.fastest;
-        const calls = route.choice === 'warm-up' ? (w?.calls ?? 0) + 1 : Number.POSITIVE_INFINITY;
-        this.warmUps.set(name, { calls, ms: route.choice === 'warm-up' ? (w?.ms ?? 0) + ms : w?.ms ?? 0, ...(fastest === undefined ? {} : { fastest }) });
+        if (route.choice === 'warm-up') {
+          const fastest = w?.fastest !== undefined && w.fastest.ms * shape.work <= ms * w.fastest.work ? w.fastest : { ms, work: shape.work };
+          this.warmUps.set(name, { calls: (w?.calls ?? 0) + 1, ms: (w?.ms ?? 0) + ms, fastest });
+        } else this.warmUps.set(name, { ...w, calls: Number.POSITIVE_INFINITY, ms: w?.ms ?? 0 });
       }
       const notes = [note, ...(calibrationNote !== undefined && !this.noted.has(op) ? [calibrationNote] : []), ...(r.notes ?? [])];
       if (calibrationNote !== undefined) this.noted.add(op);
