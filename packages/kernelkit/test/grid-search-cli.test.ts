@@ -5,7 +5,7 @@
  * command line and 1 for a bad file. Runs the built CLI (build first).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,8 +20,11 @@ const grid10 = (eol = '\n'): string => Array.from({ length: 10 }, () => GRID_LIN
 const ONE_POINT_GRID = Array.from({ length: 10 }, () => '0.5 1 0.5').join('\n') + '\n';
 const DISP = Array.from({ length: 10 }, () => DISP_LINE).join('\n') + '\n';
 
-// Readable by an unprivileged user too (the read-only test runs the CLI as one when this is root).
-const dir = mkdtempSync(join(tmpdir(), 'kk-grid-cli-'));
+// Readable by an unprivileged user too (the read-only test runs the CLI as one when this is root):
+// under the repo's git-ignored tmp/ where the system's temporary folder is closed to others.
+const base = (statSync(tmpdir()).mode & 0o001) !== 0 ? tmpdir() : fileURLToPath(new URL('../../../tmp/', import.meta.url));
+mkdirSync(base, { recursive: true });
+const dir = mkdtempSync(join(base, 'kk-grid-cli-'));
 chmodSync(dir, 0o755);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
