@@ -43,9 +43,9 @@ export interface CreateKernelsOptions extends ResolveOptions {
    * 'auto' only. Default true: after the predicted pick, each other backend and variant predicted
    * within `factor` (default 8) of the best measured time for the call's op, size band, dtype and
    * data location gets a trial after an untimed warm-up call of that key, when predicted under
-   * `trialMaxMs` (default 2000): at least `trialCalls` (default 2) timed calls, and more until they
+   * `trialMaxMs` (default 2000): at least `trialCalls` (default 4) timed calls, and more until they
    * add up to `trialMinMs` (default 250) or number `trialMaxCalls` (default 40), the candidates taking
-   * turns of calls adding up to `trialRunMs` (default 50); the median of the fastest half of a trial's later half of calls counts. Later calls go to the fastest
+   * turns of calls adding up to `trialRunMs` (default 50); the median of a trial's later half of calls counts. Later calls go to the fastest
    * measured, which the cache keeps. When the runner-up measured within `closeRace` (default 1.5) of
    * the fastest, the two are timed again back to back (as a trial's calls) before the key settles.
    * false: every call goes where predicted.

@@ -124,17 +124,16 @@ export interface TrialRun extends Trial {
 }
 
 /**
- * A trial's time from its calls, in the order they ran: the median of the fastest half of the
- * later half. The earlier half is the candidate still warming up at this size; within the later
- * half the slow calls absorb one-off page faults and a busy moment of the machine, as the fastest
- * alone would, but one lucky call does not decide. Of two calls: the second; of three, the faster
- * of the last two.
+ * A trial's time from its calls, in the order they ran: the median of the later half. The earlier
+ * half is the candidate still warming up at this size; the median is what a loop of settled calls
+ * runs at (and what the bench reports), so a candidate whose calls vary widely is not ranked by its
+ * lucky ones, and a one-off page fault or busy moment of the machine does not decide either.
+ * Of two calls: the second; of three, the mean of the last two.
  */
 export function trialTime(samples: readonly number[]): number {
-  const later = samples.slice(Math.floor(samples.length / 2));
-  const fastest = [...later].sort((a, b) => a - b).slice(0, Math.ceil(later.length / 2));
-  const mid = fastest.length >> 1;
-  return fastest.length % 2 === 1 ? fastest[mid]! : (fastest[mid - 1]! + fastest[mid]!) / 2;
+  const later = [...samples.slice(Math.floor(samples.length / 2))].sort((a, b) => a - b);
+  const mid = later.length >> 1;
+  return later.length % 2 === 1 ? later[mid]! : (later[mid - 1]! + later[mid]!) / 2;
 }
 
 /** `trial` with one more timed call of `ms` at `work` folded in (scaled to the trial's work: calls of one key differ in size by up to a band's width). */
