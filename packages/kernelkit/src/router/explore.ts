@@ -1,4 +1,4 @@
-import { callsUntilResultsReused } from '@kernelkit/core';
+import { callsUntilResultsReused, median } from '@kernelkit/core';
 import type { BackendName } from '@kernelkit/ops';
 import { BAND_STEPS_PER_DECADE } from './bands.js';
 import type { CallShape } from './cost-model.js';
@@ -131,9 +131,7 @@ export interface TrialRun extends Trial {
  * Of two calls: the second; of three, the mean of the last two.
  */
 export function trialTime(samples: readonly number[]): number {
-  const later = [...samples.slice(Math.floor(samples.length / 2))].sort((a, b) => a - b);
-  const mid = later.length >> 1;
-  return later.length % 2 === 1 ? later[mid]! : (later[mid - 1]! + later[mid]!) / 2;
+  return median(samples.slice(Math.floor(samples.length / 2)));
 }
 
 /** `trial` with one more timed call of `ms` at `work` folded in (scaled to the trial's work: calls of one key differ in size by up to a band's width). */
