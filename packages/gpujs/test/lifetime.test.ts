@@ -1,22 +1,9 @@
-import { afterAll, describe, it } from 'vitest';
 import { describeLifetimeCycles } from '@kernelkit/ops/testing';
-import { createGpujsBackend, probeGpujsModes } from '../src/index.js';
-import { startXvfb } from './xvfb.js';
+import { createGpujsBackend } from '../src/index.js';
 
 // gpu.js holds kernels (compiled functions, wasm memory, GL contexts) per instance; there is no
 // count of them to sample, so RSS and Node's active resources are what is watched.
 // Measured on the 2-core dev machine: 1000 cycles take ~13 s in cpu mode, ~30 s in webasm.
+// headlessgl's cycles are in lifetime-headlessgl.test.ts, so that long file runs beside the others.
 describeLifetimeCycles('gpujs/cpu', () => createGpujsBackend({ mode: 'cpu' }));
 describeLifetimeCycles('gpujs/webasm', () => createGpujsBackend({ mode: 'webasm' }));
-
-// headless-gl: every instance makes a GL context and compiles its kernels' shaders on Mesa
-// llvmpipe: 1000 cycles took 270 s on the 2-core dev machine (RSS 213 → 231 MiB).
-const xvfb = await startXvfb();
-const probe = typeof xvfb === 'string' ? undefined : (await probeGpujsModes()).headlessgl;
-const skip = typeof xvfb === 'string' ? xvfb : probe?.available === true ? undefined : probe?.reason;
-if (typeof xvfb !== 'string') afterAll(() => xvfb.stop());
-if (skip !== undefined) {
-  describe('gpujs/headlessgl: lifetime', () => it.skip(`skipped: ${skip}`, () => {}));
-} else {
-  describeLifetimeCycles('gpujs/headlessgl', () => createGpujsBackend({ mode: 'headlessgl' }), { timeoutMs: 900_000 });
-}
