@@ -47,8 +47,9 @@ export interface CreateKernelsOptions extends ResolveOptions {
    * add up to `trialMinMs` (default 250) or number `trialMaxCalls` (default 40), the candidates taking
    * turns of calls adding up to `trialRunMs` (default 50); the median of a trial's later half of calls counts. Later calls go to the fastest
    * measured, which the cache keeps. When the runner-up measured within `closeRace` (default 1.5) of
-   * the fastest, the two are timed again back to back (as a trial's calls) before the key settles.
-   * false: every call goes where predicted.
+   * the fastest, the two are timed again back to back (as a trial's calls) before the key settles;
+   * such a close race read from the cache is run again once per process, each side's time merged
+   * with its cached one. false: every call goes where predicted.
    */
   readonly explore?: boolean | { readonly factor?: number; readonly trialMaxMs?: number; readonly trialCalls?: number; readonly trialMinMs?: number; readonly trialMaxCalls?: number; readonly trialRunMs?: number; readonly closeRace?: number };
 }

@@ -192,6 +192,44 @@ describe('measured choice (exploration)', () => {
     await k.dispose();
   });
 
+  it("a close race read from the cache is run again once in the next process, each side's time merged with the cached one", async () => {
+    const path = tmp();
+    const model: CostModel = { backends: { cpu: cost('cpu', { fixedMs: 10 }), piscina: cost('piscina/default threads', { fixedMs: 100 }), webgpu: cost('webgpu/adapter', { fixedMs: 9 }) } };
+    const steady = (cpuMs: number, webgpuMs: number) => (name: string): number => (name.startsWith('cpu') ? cpuMs : name.startsWith('webgpu') ? webgpuMs : 100);
+    const first = timedLoaders(steady(8, 10));
+    const k1 = await createKernels({ costModel: model, calibrationCache: path, explore: RACE }, first.loaders, noEnv);
+    expect((await calls(k1, 16)).at(-1)).toMatchObject({ choice: 'measured', backend: 'cpu', runnerUp: { backend: 'webgpu' } });
+    await k1.dispose();
+    const cachedBackend = async (): Promise<string | undefined> =>
+      Object.values((await readCalibrationCache(path)).file.machines[machineKey(machineIdentity())]?.choices ?? {}).flatMap((set) => Object.values(set)).map((c) => c.backend)[0];
+    await vi.waitFor(async () => expect(await cachedBackend()).toBe('cpu'));
+
+    // This process runs cpu at 11 ms and webgpu at 10: alone it would pick webgpu; merged with the
+    // cached 8 and 10 (about 9.4 against 10) cpu keeps the key.
+    const second = timedLoaders(steady(11, 10));
+    const k2 = await createKernels({ costModel: model, calibrationCache: path, explore: RACE }, second.loaders, noEnv);
+    const routes = await calls(k2, 13);
+    expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
+      'warm-up cpu', ...Array<string>(4).fill('confirm cpu'), 'warm-up webgpu', ...Array<string>(5).fill('rematch webgpu'), 'measured cpu', 'measured cpu',
+    ]);
+    expect(formatRoute(routes[0]!)).toMatch(/^routed to cpu\/wasm-simd: warm-up before its close race is run again/);
+    expect(routes[1]!.reason).toContain('a measured choice from the cache, run again in this process');
+    const settled = routes.at(-1)!;
+    expect(settled.trials!['cpu/wasm-simd']).toBeGreaterThan(8.5);
+    expect(settled.trials!['cpu/wasm-simd']).toBeLessThan(settled.trials!['webgpu/wasm-simd']!);
+    // The process's calls and the cached trial's count together.
+    expect(settled.trialCalls!['cpu/wasm-simd']).toBeGreaterThan(4);
+    expect(formatRoute(settled)).not.toContain('from the cache');
+    await k2.dispose();
+
+    // Here webgpu runs at 8 and cpu at 20: merged (about 8.9 against 12.5), webgpu takes the key, and the file says so.
+    const third = timedLoaders(steady(20, 8));
+    const k3 = await createKernels({ costModel: model, calibrationCache: path, explore: RACE }, third.loaders, noEnv);
+    expect((await calls(k3, 13)).at(-1)).toMatchObject({ choice: 'measured', backend: 'webgpu', runnerUp: { backend: 'cpu' } });
+    await k3.dispose();
+    await vi.waitFor(async () => expect(await cachedBackend()).toBe('webgpu'));
+  });
+
   it('once every key has settled, backends no key runs on are released; a later key starts one again', async () => {
     const { loaders, runs } = timedLoaders(DELAYS);
     const disposed: string[] = [];

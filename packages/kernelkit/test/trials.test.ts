@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addTrialCall, closeRunnerUp, POOL_MARGIN, TRIAL_CALLS, confirmCall, confirmStep, decide, nextTurn, pickName, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
+  addTrialCall, closeRunnerUp, POOL_MARGIN, TRIAL_CALLS, confirmCall, confirmStep, decide, mergeRerace, nextTurn, pickName, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
 } from '../src/router/explore.js';
 
 /**
@@ -223,6 +223,28 @@ describe('trials', () => {
     expect(clear.steps).toEqual(Array<string>(4).fill('confirm cpu/v'));
     expect(clear.done.name).toBe('cpu/v');
     expect(clear.done.trials.get('webgpu/v')!.ms).toBe(14);
+  });
+
+  it('a close race run again from the cache: each side timed again counts as the geometric mean of its cached and new time', () => {
+    const t = (ms: number, calls = 4, work = 1000): Trial => ({ ms, work, calls });
+    const run = (ms: number, calls = 4): TrialRun => ({ ...t(ms, calls), samples: [], timedMs: ms * calls });
+    const cached = { 'cpu/v': t(8), 'webgpu/v': t(10), 'piscina/v': t(30) };
+    // Alone this process would pick webgpu (10 against 11); merged, cpu's sqrt(8 x 11) ≈ 9.4 keeps the key.
+    const kept = mergeRerace(cached, { winner: 'cpu/v', runnerUp: 'webgpu/v', winnerCalls: run(11), runnerUpCalls: run(10) }, new Map(Object.entries(cached)));
+    expect(kept.name).toBe('cpu/v');
+    expect(kept.trials.get('cpu/v')).toEqual({ ms: Math.sqrt(88), work: 1000, calls: 8 });
+    expect(kept.trials.get('webgpu/v')!.ms).toBeCloseTo(10, 10);
+    // What was not timed again (piscina here) stays as cached.
+    expect(kept.trials.get('piscina/v')).toEqual(t(30));
+    // A cached trial at twice the work is scaled to this call's before merging.
+    expect(mergeRerace({ ...cached, 'cpu/v': t(16, 4, 2000) }, { winner: 'cpu/v', runnerUp: 'webgpu/v', winnerCalls: run(11) }, new Map()).trials.get('cpu/v')!.ms).toBeCloseTo(Math.sqrt(88), 10);
+    // Faster in both processes, webgpu takes it.
+    expect(mergeRerace(cached, { winner: 'cpu/v', runnerUp: 'webgpu/v', winnerCalls: run(20), runnerUpCalls: run(8) }, new Map(Object.entries(cached))).name).toBe('webgpu/v');
+    // Without a rematch (the winner clear of the runner-up back to back) the runner-up's cached trial counts as it is.
+    expect(mergeRerace(cached, { winner: 'cpu/v', runnerUp: 'webgpu/v', winnerCalls: run(6) }, new Map(Object.entries(cached))).name).toBe('cpu/v');
+    // A worker pool must win by POOL_MARGIN here too: merged 9.5 against cpu's 10 is not enough.
+    const pool = { 'cpu/v': t(10), 'piscina/v': t(9.5) };
+    expect(mergeRerace(pool, { winner: 'cpu/v', runnerUp: 'piscina/v', winnerCalls: run(10), runnerUpCalls: run(9.5) }, new Map(Object.entries(pool))).name).toBe('cpu/v');
   });
 
   it('a worker pool wins a rematch only by POOL_MARGIN', () => {

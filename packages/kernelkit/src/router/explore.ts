@@ -360,6 +360,27 @@ export function confirmStep(c: Confirmation, trials: ReadonlyMap<string, Trial>,
   return done(rankedMs(c.runnerUp, scaledMs(c.runnerUpCalls!, winner.work)) < rankedMs(c.winner, winner.ms) ? c.runnerUp : c.winner);
 }
 
+/**
+ * The end of a close race run again in a later process (a settled choice from the cache whose
+ * runner-up was within `closeRace`): each side timed again here counts as the geometric mean of its
+ * cached trial and this process's calls, so neither one process's slow phase nor the other's
+ * decides alone, and the faster so merged wins (a worker pool by POOL_MARGIN). `trials` is what
+ * confirmStep's `done` returned.
+ */
+export function mergeRerace(cached: Readonly<Record<string, Trial>>, c: Confirmation, trials: ReadonlyMap<string, Trial>): { readonly name: string; readonly trials: ReadonlyMap<string, Trial> } {
+  const out = new Map(trials);
+  for (const [name, fresh] of [[c.winner, c.winnerCalls], [c.runnerUp, c.runnerUpCalls]] as const) {
+    const old = cached[name];
+    if (fresh === undefined || old === undefined) continue;
+    out.set(name, { ms: Math.sqrt(scaledMs(old, fresh.work) * fresh.ms), work: fresh.work, calls: old.calls + fresh.calls });
+  }
+  const winner = out.get(c.winner);
+  const runnerUp = out.get(c.runnerUp);
+  if (winner === undefined || runnerUp === undefined) return { name: c.winner, trials: out };
+  const name = rankedMs(c.runnerUp, scaledMs(runnerUp, winner.work)) < rankedMs(c.winner, winner.ms) ? c.runnerUp : c.winner;
+  return { name, trials: out };
+}
+
 /** `c` after a call of its step `step` that took `ms` (scaled to `work`). */
 export function confirmCall(c: Confirmation, step: Exclude<ConfirmStep, { kind: 'done' }>, ms: number, work: number): Confirmation {
   if (step.kind === 'confirm') return { ...c, winnerCalls: addTrialCall(c.winnerCalls, ms, work) };

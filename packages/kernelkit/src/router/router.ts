@@ -14,7 +14,7 @@ import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
 import {
-  addTrialCall, closeRunnerUp, confirmCall, confirmStep, decide, nextTurn, pickName, POOL_MARGIN, routingKey, scaledMs, trialOf, warmedUp, warmUpCalls, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn, type WarmUp,
+  addTrialCall, closeRunnerUp, confirmCall, confirmStep, decide, mergeRerace, nextTurn, pickName, POOL_MARGIN, routingKey, scaledMs, trialOf, warmedUp, warmUpCalls, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn, type WarmUp,
 } from './explore.js';
 
 /**
@@ -149,6 +149,11 @@ export class Router {
   private readonly turns = new Map<string, Turn>();
   /** Routing keys whose trials ended in a close race, while it is run again back to back (see confirmStep). */
   private readonly confirming = new Map<string, Confirmation>();
+  /**
+   * Routing keys whose cached choice was a close race, run again in this process: the cached
+   * trials, merged with this process's when the race ends (see mergeRerace). Once per key and process.
+   */
+  private readonly reraces = new Map<string, Readonly<Record<string, Trial>>>();
   /** Settled routing keys: measured here, or read from the cache. */
   private readonly settled = new Map<string, MeasuredChoice & { readonly cached: boolean }>();
   /** Routed calls holding each backend, from before its start to the call's end: such a backend is never released. */
@@ -510,20 +515,39 @@ export class Router {
     const best = ranked[0]!;
     const explore = this.o.explore;
     if (explore === undefined) return { pick: best, choice: 'predicted' };
-    const settled = await this.settledChoice(key);
-    const kept = settled === undefined ? undefined : ranked.find((p) => p.name === settled.backend && p.variant === settled.variant);
-    if (settled !== undefined && kept !== undefined) return { pick: kept, choice: 'measured', measured: settled };
+    let confirming = this.confirming.get(key);
+    if (confirming === undefined) {
+      const settled = await this.settledChoice(key);
+      const kept = settled === undefined ? undefined : ranked.find((p) => p.name === settled.backend && p.variant === settled.variant);
+      if (settled !== undefined && kept !== undefined) {
+        // A close race read from the cache is run again once in this process (the winner's calls
+        // back to back cost nothing; the runner-up's only while within closeRace): one process's
+        // slow phase must not fix a key's backend on this machine for good.
+        const runnerUp = settled.cached && !this.reraces.has(key) && !this.confirming.has(key) ? closeRunnerUp(settled, shape.work, explore) : undefined;
+        if (runnerUp === undefined || !ranked.some((p) => pickName(p) === runnerUp)) return { pick: kept, choice: 'measured', measured: settled };
+        this.reraces.set(key, settled.trials);
+        this.settled.delete(key);
+        this.epoch++;
+        this.trials.set(key, new Map(Object.entries(settled.trials).map(([name, t]) => [name, { ...t, samples: [], timedMs: 0 }])));
+        this.confirming.set(key, (confirming = { winner: pickName(kept), runnerUp }));
+      }
+    }
     let trials = this.trials.get(key);
     if (trials === undefined) this.trials.set(key, (trials = new Map()));
-    const confirming = this.confirming.get(key);
     if (confirming !== undefined) {
       const step = confirmStep(confirming, trials, explore);
-      const pick = ranked.find((p) => pickName(p) === step.name);
-      if (step.kind !== 'done' && pick !== undefined) return { pick, choice: step.kind, step };
+      const cached = this.reraces.get(key);
+      const merged = step.kind === 'done' && cached !== undefined ? mergeRerace(cached, confirming, step.trials) : undefined;
+      const pick = ranked.find((p) => pickName(p) === (merged?.name ?? step.name));
+      if (step.kind !== 'done' && pick !== undefined) {
+        // A race run again from the cache: each side warms up here first, as its trial had.
+        const warm = cached === undefined || warmedUp(this.warmUps.get(`${pickName(pick)} ${key}`), warmUpCalls(shape, outGiven, resultsHeldBetweenCollections()));
+        return warm ? { pick, choice: step.kind, step } : { pick, choice: 'warm-up' };
+      }
       // A candidate that can no longer run (its backend failed to start) loses the race.
       const winner = step.kind === 'done' && pick !== undefined ? pick : ranked.find((p) => pickName(p) === confirming.winner);
       this.confirming.delete(key);
-      if (winner !== undefined) return this.settle(key, winner, step.kind === 'done' ? step.trials : trials);
+      if (winner !== undefined) return this.settle(key, winner, step.kind === 'done' ? (merged?.trials ?? step.trials) : trials);
     }
     const warmUps = new Map(ranked.flatMap((p) => {
       const fastest = this.warmUps.get(`${pickName(p)} ${key}`)?.fastest;
@@ -685,9 +709,9 @@ export class Router {
       return {
         ...base, settled: false, trials: msOf(shown), trialCalls: callsOf(shown),
         ...(timed ? { measuredMs: ms } : {}),
-        reason: confirm
-          ? `a close race with ${other}: the fastest measured, timed back to back before the key settles`
-          : `a close race with ${other}: the runner-up, ${timed ? 'timed back to back against it' : 'woken by an untimed call before its calls back to back'}`,
+        reason: `a close race with ${other}${this.reraces.has(key) ? ' (a measured choice from the cache, run again in this process)' : ''}: ${
+          confirm ? 'the fastest measured, timed back to back before the key settles' : `the runner-up, ${timed ? 'timed back to back against it' : 'woken by an untimed call before its calls back to back'}`
+        }`,
       };
     }
     if (choice === 'trial') trials.set(pickName(pick), addTrialCall(trials.get(pickName(pick)), ms, shape.work));
@@ -698,7 +722,9 @@ export class Router {
       ...(choice === 'trial' ? { measuredMs: ms } : {}),
       reason: choice === 'trial'
         ? 'a trial: candidates predicted near the best take turns, each timed on calls adding up to a minimum time'
-        : "a warm-up: the candidate's first call of this key here (calls, while its results are still fresh memory), not timed as its trial",
+        : this.reraces.has(key)
+          ? "a warm-up: the candidate's first call of this key here (calls, while its results are still fresh memory), before a close race from the cache is run again"
+          : "a warm-up: the candidate's first call of this key here (calls, while its results are still fresh memory), not timed as its trial",
     };
   }
 
@@ -806,7 +832,7 @@ export function formatRoute(r: RouteInfo): string {
       const what =
         r.choice === 'trial'
           ? `trial call ${call ?? '?'}, measured ${ms1(r.measuredMs!)}, predicted ${ms1(r.predictedMs!)}`
-          : `warm-up before its trial, predicted ${ms1(r.predictedMs!)}`;
+          : `warm-up before its ${r.reason.includes('close race') ? 'close race is run again' : 'trial'}, predicted ${ms1(r.predictedMs!)}`;
       return `${head}: ${what} (exploring ${r.candidates} candidates, ${Object.keys(r.trials ?? {}).length} measured)`;
     }
     case 'predicted':
