@@ -15,6 +15,11 @@ describe('study command lines (run `npm run build -w @kernelkit/studies` first)'
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/--runs <n>/);
   });
+  it('shared-cache refuses a case its workload lacks, naming --cases, before any work', () => {
+    const r = run('router/shared-cache.js', ['--cases', 'conv2d-9x9']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--cases .*conv2d-9x9/);
+  });
   it('threshold measures a scan ladder inline and pooled', () => {
     const r = run('piscina/threshold.js', ['--ops', 'scan', '--runs', '1', '--threads', '1']);
     expect(r.status, r.stderr).toBe(0);
