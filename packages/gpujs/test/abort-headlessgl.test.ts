@@ -1,15 +1,12 @@
-import { afterAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { describeAbortLatency } from '@kernelkit/ops/testing';
-import { createGpujsBackend, probeGpujsModes } from '../src/index.js';
-import { startXvfb } from './xvfb.js';
+import { createGpujsBackend } from '../src/index.js';
+import { headlessglSkipReason } from './xvfb.js';
 
 // headless-gl needs an X server (see xvfb.ts); its kernel calls block this thread like the CPU
 // modes', so an abort waits for the current call. Its own file: Dawn and headless-gl cannot
 // share a process here (see dispose.test.ts).
-const xvfb = await startXvfb();
-if (typeof xvfb !== 'string') afterAll(() => xvfb.stop());
-const probe = typeof xvfb === 'string' ? undefined : (await probeGpujsModes()).headlessgl;
-const skip = typeof xvfb === 'string' ? xvfb : probe?.available === true ? undefined : (probe?.reason ?? 'unavailable');
+const skip = await headlessglSkipReason();
 
 describe('gpujs/headlessgl: abort latency', () => {
   if (skip !== undefined) it.skip(`skipped: ${skip}`, () => {});

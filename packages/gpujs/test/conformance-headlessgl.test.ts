@@ -1,15 +1,12 @@
-import { afterAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { describeConformance, propertyRunsFromEnv } from '@kernelkit/ops/testing';
-import { createGpujsBackend, probeGpujsModes } from '../src/index.js';
+import { createGpujsBackend } from '../src/index.js';
 import { oversizeRows } from './oversize.js';
-import { startXvfb } from './xvfb.js';
+import { headlessglSkipReason } from './xvfb.js';
 
 // headless-gl needs an X server: start our own Xvfb (CI does not wrap `npm test` in xvfb-run).
 // GL on Mesa llvmpipe is slow to compile shaders, so: reduced sizes, fewer property runs.
-const xvfb = await startXvfb();
-const probe = typeof xvfb === 'string' ? undefined : (await probeGpujsModes()).headlessgl;
-const skip = typeof xvfb === 'string' ? xvfb : probe?.available === true ? undefined : probe?.reason;
-if (typeof xvfb !== 'string') afterAll(() => xvfb.stop());
+const skip = await headlessglSkipReason();
 
 if (skip !== undefined) {
   describe('gpujs/headlessgl: conformance', () => it.skip(`skipped: ${skip}`, () => {}));

@@ -1,14 +1,11 @@
-import { afterAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { describeLifetimeCycles } from '@kernelkit/ops/testing';
-import { createGpujsBackend, probeGpujsModes } from '../src/index.js';
-import { startXvfb } from './xvfb.js';
+import { createGpujsBackend } from '../src/index.js';
+import { headlessglSkipReason } from './xvfb.js';
 
 // headless-gl: every instance makes a GL context and compiles its kernels' shaders on Mesa
 // llvmpipe: 1000 cycles took 270 s on the 2-core dev machine (RSS 213 → 231 MiB).
-const xvfb = await startXvfb();
-const probe = typeof xvfb === 'string' ? undefined : (await probeGpujsModes()).headlessgl;
-const skip = typeof xvfb === 'string' ? xvfb : probe?.available === true ? undefined : probe?.reason;
-if (typeof xvfb !== 'string') afterAll(() => xvfb.stop());
+const skip = await headlessglSkipReason();
 if (skip !== undefined) {
   describe('gpujs/headlessgl: lifetime', () => it.skip(`skipped: ${skip}`, () => {}));
 } else {

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
+import { afterAll } from 'vitest';
+import { probeGpujsModes } from '../src/index.js';
 
 /**
  * Starts an Xvfb server for headless-gl and points DISPLAY at it (CI runs `npm test` without
@@ -74,4 +76,16 @@ async function holdConnection(display: string): Promise<Socket | string> {
       resolve(socket);
     });
   });
+}
+
+/**
+ * The preamble of a headless-gl test file: starts Xvfb (stopped after the file's tests) and
+ * returns why headless-gl cannot run here, for the file to skip with, or undefined when it can.
+ */
+export async function headlessglSkipReason(): Promise<string | undefined> {
+  const xvfb = await startXvfb();
+  if (typeof xvfb === 'string') return xvfb;
+  afterAll(() => xvfb.stop());
+  const probe = (await probeGpujsModes()).headlessgl;
+  return probe.available ? undefined : (probe.reason ?? 'unavailable');
 }
