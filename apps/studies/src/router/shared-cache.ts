@@ -55,8 +55,7 @@ function selectCases(): BenchCase[] {
   }
   return all.filter((c) => wanted.includes(c.id));
 }
-const selected = selectCases();
-const cases = (): BenchCase[] => selected;
+const cases = selectCases();
 
 type RoutedCall = (args: unknown) => Promise<{ readonly variant: string; readonly route: { readonly backend: string; readonly choice: string } }>;
 
@@ -64,7 +63,7 @@ async function oneProcess(cache: string): Promise<CaseResult[]> {
   const kernels = await createKernels({ route: 'auto', calibrationCache: cache });
   const out: CaseResult[] = [];
   try {
-    for (const c of cases()) {
+    for (const c of cases) {
       const args = await c.make();
       const call = (kernels[c.op] as unknown as RoutedCall).bind(kernels);
       const all: number[] = [];
@@ -95,7 +94,7 @@ if (argv.child !== undefined) {
   try {
     const seed = join(dir, 'fits.json');
     const k = await createKernels({ route: 'auto', calibrationCache: seed });
-    await k.calibrate({ ops: [...new Set(cases().map((c) => c.op))] });
+    await k.calibrate({ ops: [...new Set(cases.map((c) => c.op))] });
     await k.dispose();
     const shared = join(dir, 'shared.json');
     await copyFile(seed, shared);
@@ -119,7 +118,7 @@ if (argv.child !== undefined) {
       '| case | mode | settled on, process by process | settled calls (median ms), process by process | median of the processes\' settled medians | all calls, exploring included (median of the processes) |',
       '|---|---|---|---|---|---|',
     ];
-    for (const c of cases()) {
+    for (const c of cases) {
       for (const mode of ['fresh', 'shared'] as const) {
         const rows = results[mode].map((p) => p.find((r) => r.id === c.id)!);
         const settled = rows.flatMap((r) => (r.settledMs === undefined ? [] : [r.settledMs]));

@@ -523,11 +523,10 @@ export class Router {
         // A close race read from the cache is run again once in this process (the winner's calls
         // back to back cost nothing; the runner-up's only while within closeRace): one process's
         // slow phase must not fix a key's backend on this machine for good.
-        const runnerUp = settled.cached && !this.reraces.has(key) && !this.confirming.has(key) ? closeRunnerUp(settled, shape.work, explore) : undefined;
+        const runnerUp = settled.cached && !this.reraces.has(key) ? closeRunnerUp(settled, shape.work, explore) : undefined;
         if (runnerUp === undefined || !ranked.some((p) => pickName(p) === runnerUp)) return { pick: kept, choice: 'measured', measured: settled };
         this.reraces.set(key, settled.trials);
         this.settled.delete(key);
-        this.epoch++;
         this.trials.set(key, new Map(Object.entries(settled.trials).map(([name, t]) => [name, { ...t, samples: [], timedMs: 0 }])));
         this.confirming.set(key, (confirming = { winner: pickName(kept), runnerUp }));
       }
@@ -722,9 +721,7 @@ export class Router {
       ...(choice === 'trial' ? { measuredMs: ms } : {}),
       reason: choice === 'trial'
         ? 'a trial: candidates predicted near the best take turns, each timed on calls adding up to a minimum time'
-        : this.reraces.has(key)
-          ? "a warm-up: the candidate's first call of this key here (calls, while its results are still fresh memory), before a close race from the cache is run again"
-          : "a warm-up: the candidate's first call of this key here (calls, while its results are still fresh memory), not timed as its trial",
+        : `a warm-up: the candidate's first call of this key here (calls, while its results are still fresh memory), ${this.reraces.has(key) ? 'before a close race from the cache is run again' : 'not timed as its trial'}`,
     };
   }
 
