@@ -10,7 +10,7 @@ import { machineInfo } from './machine.js';
 import { withSpeedups } from './ladder.js';
 import { mergeReports, withoutSpeedups } from './merge.js';
 import { medianRounds } from './rounds.js';
-import { CHECK_POLICY, WARM_UP_POLICY, type RunHooks } from './run.js';
+import { CHECK_POLICY, WARM_UP_POLICY, pairsDone, type RunHooks } from './run.js';
 import type { BackendStart, BenchOptions, BenchReport, Row } from './types.js';
 
 /** The report's isolation line for the default run. */
@@ -119,13 +119,13 @@ export async function runIsolated(o: BenchOptions, script: string, hooks: Isolat
     rows,
     wallMs: 0,
     checkPolicy: CHECK_POLICY,
-    ...(partial ? { partial: { rowsDone: rows.length, pairsPlanned: rounds * order.length * cases.length } } : {}),
+    ...(partial ? { partial: { pairsDone: pairsDone(rows), pairsPlanned: rounds * order.length * cases.length } } : {}),
   });
   const compose = (extra: BenchReport | undefined): BenchReport => {
     const all = [...roundParts.flat(), ...(extra ? [extra] : [])];
     const merged = all.length ? mergeReports(all.map((report, i) => ({ name: `part ${i + 1}`, report }))) : base([], [], false);
     const { mergedFrom: _m, stoppedParts: _s, partial: _p, ...rest } = merged;
-    const rowsDone = roundParts.flat().reduce((n, p) => n + p.rows.length, 0) + (extra?.rows.length ?? 0);
+    const done = roundParts.flat().reduce((n, p) => n + pairsDone(p.rows), 0) + (extra ? pairsDone(extra.rows) : 0);
     // A row measured in several rounds keeps its median one; speed-ups are then worked out again among the kept rows.
     const roundRows = roundParts.map((parts, i) => [...parts, ...(extra && i === roundParts.length - 1 ? [extra] : [])].flatMap((p) => p.rows));
     const rows = rounds > 1 ? withSpeedups(medianRounds(roundRows).map(withoutSpeedups), rest.sequentialBaseline ?? {}) : rest.rows;
@@ -137,7 +137,7 @@ export async function runIsolated(o: BenchOptions, script: string, hooks: Isolat
       warmUp: WARM_UP_POLICY,
       isolation: ONE_PROCESS_PER_BACKEND,
       wallMs: performance.now() - t0,
-      ...(extra?.partial ? { partial: { rowsDone, pairsPlanned: rounds * order.length * cases.length } } : {}),
+      ...(extra?.partial ? { partial: { pairsDone: done, pairsPlanned: rounds * order.length * cases.length } } : {}),
       ...(floor ? { floor } : {}),
       ...(rounds > 1 ? { rounds } : {}),
     };

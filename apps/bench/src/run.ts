@@ -36,6 +36,9 @@ export interface RunHooks {
 }
 
 /** The report's isolation line for a run of every backend in this one process. */
+/** The backend × case pairs `rows` measured (a pair has one row per variant). */
+export const pairsDone = (rows: readonly Row[]): number => new Set(rows.map((r) => `${r.backend}\0${r.caseId}`)).size;
+
 export const IN_PROCESS = 'all backends in one process (--in-process): rows after a WebGPU or peer row may be slowed by detached ArrayBuffers';
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -148,7 +151,7 @@ export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<B
       warmUp: WARM_UP_POLICY,
       isolation: hooks.isolation ?? IN_PROCESS,
       sequentialBaseline: { ...cpuDefault },
-      ...(partial ? { partial: { rowsDone: rows.length, pairsPlanned: order.length * cases.length } } : {}),
+      ...(partial ? { partial: { pairsDone: pairsDone(rows), pairsPlanned: order.length * cases.length } } : {}),
       ...(floor ? { floor } : {}),
     });
     const add = async (row: Row): Promise<void> => {
@@ -229,6 +232,8 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
     const singleShotMs = o.workload === 'small' ? 1500 : o.workload === 'seed' ? 5000 : 30_000;
     const budgetMs = o.workload === 'seed' ? 3000 : o.workload === 'tiny' ? 200 : 1200;
     let m: Measured;
+    // Where the router's timed samples went, call by call: the row names what they measured.
+    const timedRoutes = new Map<string, number>();
     // The calls asked for `timing`: their kernel, upload and readback times give the row's medians.
     let timed: Timed[];
     if (firstCallMs > singleShotMs) {
@@ -250,14 +255,17 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
         t = performance.now();
         await call(b, c.op, args, plain);
         const estMs = performance.now() - t;
-        m = await measure(async () => void (await call(b, c.op, args, plain)), estMs, budgetMs, singleShotMs);
+        m = await measure(async () => void countRoute(timedRoutes, await call(b, c.op, args, plain)), estMs, budgetMs, singleShotMs);
         if (m.stats.samples > 1) m = { ...m, ...kernelMedian(timed.map((x) => x?.kernelMs)) };
       }
     }
     const perSec = (ms: number) => c.work / (ms / 1000);
     // Half the row's budget: resident calls are the short ones, and seed runs must fit the GPU host's call limit.
     const resident = RESIDENT_BACKENDS.includes(name) ? await measureResident(b, c.op, args, variant, ref, budgetMs / 2, singleShotMs) : undefined;
-    const notes = [...((name === ROUTER ? last : first).notes ?? []), ...(explored === undefined ? [] : [explored]), ...(resident?.notes ?? [])];
+    // A row timed once was timed by its first or second call.
+    if (name === ROUTER && timedRoutes.size === 0) countRoute(timedRoutes, last);
+    const ran = routeSummary(timedRoutes);
+    const notes = [...((name === ROUTER ? last : first).notes ?? []), ...(explored === undefined ? [] : [explored]), ...(ran.note === undefined ? [] : [ran.note]), ...(resident?.notes ?? [])];
     return {
       ...key,
       status: 'ok',
@@ -271,7 +279,7 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
       ...(resident?.medianMs === undefined ? {} : { residentMedianMs: resident.medianMs, residentThroughput: { value: perSec(resident.medianMs), unit: c.unit } }),
       throughput: { value: perSec(m.stats.medianMs), unit: c.unit },
       check: how,
-      ...(name === ROUTER && last.route?.backend !== undefined ? { routedTo: `${last.route.backend}/${last.route.variant ?? ''}` } : {}),
+      ...(ran.routedTo === undefined ? {} : { routedTo: ran.routedTo }),
       // The router's warm call says where the timed calls went (its first may have weighed a backend's start-up).
       ...(notes.length ? { notes } : {}),
     };
@@ -322,6 +330,23 @@ export async function settleRouter(b: Contender, op: OpName, args: OpArgs<OpName
     ...(route?.runnerUp?.predictedMs === undefined ? [] : [`runner-up ${route.runnerUp.backend}/${route.runnerUp.variant} ${route.runnerUp.predictedMs.toFixed(1)} ms`]),
   ];
   return `router ${state} after ${calls} call${calls === 1 ? '' : 's'} (${((performance.now() - t0) / 1000).toFixed(1)} s)${trials.length ? `; trials: ${trials.join(', ')}` : ''}${predicted.length ? `; predicted: ${predicted.join(', ')}` : ''}`;
+}
+
+/** Counts a routed call's backend/variant in `routes` (calls without a route are not counted). */
+function countRoute(routes: Map<string, number>, out: CallOutput): void {
+  if (out.route?.backend === undefined) return;
+  const r = `${out.route.backend}/${out.route.variant ?? ''}`;
+  routes.set(r, (routes.get(r) ?? 0) + 1);
+}
+
+/** The route most counted calls took and, when they split, a note listing every route with its count. */
+export function routeSummary(routes: ReadonlyMap<string, number>): { routedTo?: string; note?: string } {
+  const byCount = [...routes].sort((x, y) => y[1] - x[1]);
+  if (byCount.length === 0) return {};
+  return {
+    routedTo: byCount[0]![0],
+    ...(byCount.length > 1 ? { note: `the timed calls (and tinybench's warm-up) ran on ${byCount.map(([r, n]) => `${r} (${n})`).join(', ')}` } : {}),
+  };
 }
 
 /** Up to three more calls with `timing` when a call is cheap, for the kernel, upload and readback medians. */

@@ -75,7 +75,7 @@ export type Row =
       /** How the result was checked before timing. */
       readonly check: string;
       readonly notes?: readonly string[];
-      /** The router's rows: the backend/variant its timed calls went to. */
+      /** The router's rows: the backend/variant most of its timed calls went to (a note lists them when they split). */
       readonly routedTo?: string;
       /** With `--rounds`: the median of every round that measured this row, in round order (the row is the median one). */
       readonly roundMediansMs?: readonly number[];
@@ -121,7 +121,7 @@ export interface BenchReport {
   /** The CPU backend's default variant per op: the sequential baseline of `speedupVsSequential`. */
   readonly sequentialBaseline?: Readonly<Partial<Record<OpName, string>>>;
   /** Present while a run is still going: the file was written after a row, not at the end. */
-  readonly partial?: { readonly rowsDone: number; /** backend × workload-case pairs (each has one row per variant) */ readonly pairsPlanned: number };
+  readonly partial?: { /** backend × workload-case pairs measured (each has one row per variant) */ readonly pairsDone: number; readonly pairsPlanned: number };
   /** Set by `report.js merge`: the part files this report was merged from. */
   readonly mergedFrom?: readonly string[];
   /** Set by `report.js merge`: the parts (here or in a report merged earlier) that stopped before their end. */

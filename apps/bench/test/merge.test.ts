@@ -18,9 +18,11 @@ describe('partial reports and merging', () => {
     expect(r.partial).toBeUndefined();
     expect(partials.length).toBe(r.rows.length);
     partials.forEach((p, i) => {
-      expect(p.partial).toEqual({ rowsDone: i + 1, pairsPlanned: 2 }); // tiny scan: u32 and f32 cases, one backend
+      // tiny scan: u32 and f32 cases, one backend, one row per variant
+      expect(p.partial).toEqual({ pairsDone: new Set(p.rows.map((x) => x.caseId)).size, pairsPlanned: 2 });
       expect(p.rows.length).toBe(i + 1);
     });
+    expect(partials.at(-1)?.partial?.pairsDone).toBe(2);
     expect(r.sequentialBaseline?.scan).toBe(createCpuBackend().variants('scan')[0]);
   });
 
@@ -75,11 +77,11 @@ describe('partial reports and merging', () => {
 
   it('notes parts that stopped early', async () => {
     const a = await runBench(base, { loaders });
-    const m = mergeReports([{ name: 'cut.json', report: { ...a, partial: { rowsDone: 1, pairsPlanned: 9 } } }]);
+    const m = mergeReports([{ name: 'cut.json', report: { ...a, partial: { pairsDone: 1, pairsPlanned: 9 } } }]);
     expect(m.checkPolicy).toMatch(/stopped before their end.*cut\.json/);
     expect(m.stoppedParts).toEqual(['cut.json']);
     // Merging the merged report again keeps the list once, in the note and in the field.
-    const again = mergeReports([{ name: 'merged.json', report: m }, { name: 'late.json', report: { ...a, partial: { rowsDone: 2, pairsPlanned: 9 } } }]);
+    const again = mergeReports([{ name: 'merged.json', report: m }, { name: 'late.json', report: { ...a, partial: { pairsDone: 2, pairsPlanned: 9 } } }]);
     expect(again.stoppedParts).toEqual(['cut.json', 'late.json']);
     expect(again.checkPolicy.match(/stopped before their end/g)).toHaveLength(1);
     // A report merged before the field existed carries the list in its note only.

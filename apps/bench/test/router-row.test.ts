@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeScanArgs, type OpArgs, type OpName } from '@kernelkit/ops';
 import { TRIAL_MAX_CALLS, WARM_UP_MAX_CALLS } from 'kernelkit';
 import type { CallOutput, Contender } from '../src/backends.js';
-import { settleRouter, warmUntilResultsReused } from '../src/run.js';
+import { routeSummary, settleRouter, warmUntilResultsReused } from '../src/run.js';
 import { resultsHeldBetweenCollections, RESULT_MIN_BYTES } from '@kernelkit/core';
 
 /** A contender whose call answers `reply(n)` for its n-th call (from 0), counting its calls. */
@@ -58,6 +58,17 @@ describe("the kernelkit row's route", () => {
     const row = r.rows.find((x) => x.backend === 'kernelkit');
     expect(row?.status === 'ok' && row.routedTo).toBe(`cpu/${createCpuBackend().variants('scan')[0]}`);
   }, 120_000);
+});
+
+describe("the kernelkit row's timed calls", () => {
+  it('names the route most of them took and lists every route when they split', () => {
+    expect(routeSummary(new Map())).toEqual({});
+    expect(routeSummary(new Map([['webgpu/auto', 9]]))).toEqual({ routedTo: 'webgpu/auto' });
+    expect(routeSummary(new Map([['webgpu/decoupled', 3], ['piscina/wasm-simd', 5]]))).toEqual({
+      routedTo: 'piscina/wasm-simd',
+      note: "the timed calls (and tinybench's warm-up) ran on piscina/wasm-simd (5), webgpu/decoupled (3)",
+    });
+  });
 });
 
 describe('warm-up until results reuse memory', () => {

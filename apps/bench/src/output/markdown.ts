@@ -24,7 +24,7 @@ export function formatMarkdown(r: BenchReport): string {
     '|---|---|---|---|',
     ...r.backends.map((b) => `| ${b.backend} | ${b.status} | ${b.startMs === undefined ? '' : fmtMs(b.startMs)} | ${(b.description ?? b.reason ?? '').replace(/\|/g, '\\|')} |`),
     '',
-    ...(r.partial ? [`**Partial**: ${r.partial.rowsDone} rows measured of ${r.partial.pairsPlanned} backend × case pairs planned; the run was still going (or was stopped) when this was written.`, ''] : []),
+    ...(r.partial ? [`**Partial**: ${r.partial.pairsDone} of ${r.partial.pairsPlanned} backend × case pairs planned measured; the run was still going (or was stopped) when this was written.`, ''] : []),
     ...(r.mergedFrom ? [`Merged from ${r.mergedFrom.length} runs on this machine: ${r.mergedFrom.join(', ')}.`, ''] : []),
     ...(r.isolation ? [`Isolation: ${r.isolation}.`, ''] : []),
     ...(r.rounds ? [`Rounds: each backend ran in ${r.rounds} child processes, round-robin (every backend once, then again); each row is the round with the median median, whole, and "rounds" lists the median of every round that measured it, in order (for the router, with where that round sent its calls).`, ''] : []),
