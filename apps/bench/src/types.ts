@@ -121,7 +121,13 @@ export interface BenchReport {
   /** The CPU backend's default variant per op: the sequential baseline of `speedupVsSequential`. */
   readonly sequentialBaseline?: Readonly<Partial<Record<OpName, string>>>;
   /** Present while a run is still going: the file was written after a row, not at the end. */
-  readonly partial?: { /** backend × workload-case pairs measured (each has one row per variant) */ readonly pairsDone: number; readonly pairsPlanned: number };
+  readonly partial?: {
+    /** backend × workload-case pairs measured (each has one row per variant) */
+    readonly pairsDone?: number;
+    /** Reports written before pairsDone: the rows measured. */
+    readonly rowsDone?: number;
+    readonly pairsPlanned: number;
+  };
   /** Set by `report.js merge`: the part files this report was merged from. */
   readonly mergedFrom?: readonly string[];
   /** Set by `report.js merge`: the parts (here or in a report merged earlier) that stopped before their end. */

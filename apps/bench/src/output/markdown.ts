@@ -24,7 +24,7 @@ export function formatMarkdown(r: BenchReport): string {
     '|---|---|---|---|',
     ...r.backends.map((b) => `| ${b.backend} | ${b.status} | ${b.startMs === undefined ? '' : fmtMs(b.startMs)} | ${(b.description ?? b.reason ?? '').replace(/\|/g, '\\|')} |`),
     '',
-    ...(r.partial ? [`**Partial**: ${r.partial.pairsDone} of ${r.partial.pairsPlanned} backend × case pairs planned measured; the run was still going (or was stopped) when this was written.`, ''] : []),
+    ...(r.partial ? [`**Partial**: ${partialDone(r.partial)}; the run was still going (or was stopped) when this was written.`, ''] : []),
     ...(r.mergedFrom ? [`Merged from ${r.mergedFrom.length} runs on this machine: ${r.mergedFrom.join(', ')}.`, ''] : []),
     ...(r.isolation ? [`Isolation: ${r.isolation}.`, ''] : []),
     ...(r.rounds ? [`Rounds: each backend ran in ${r.rounds} child processes, round-robin (every backend once, then again); each row is the round with the median median, whole, and "rounds" lists the median of every round that measured it, in order (for the router, with where that round sent its calls).`, ''] : []),
@@ -75,6 +75,13 @@ export function formatMarkdown(r: BenchReport): string {
 }
 
 /** What the probe measured and what the "vs floor" column divides by. */
+/** How far a partial report got (reports written before `pairsDone` counted rows). */
+function partialDone(p: NonNullable<BenchReport['partial']>): string {
+  return p.pairsDone !== undefined
+    ? `${p.pairsDone} of ${p.pairsPlanned} backend × case pairs planned measured`
+    : `${p.rowsDone ?? 0} rows measured of ${p.pairsPlanned} backend × case pairs planned`;
+}
+
 function floorParagraph(f: MemoryFloor): string {
   const gb = (v: number): string => `${fmtNum(v)} GB/s`;
   return (
