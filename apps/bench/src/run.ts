@@ -35,10 +35,10 @@ export interface RunHooks {
   readonly parentChecksVariants?: boolean;
 }
 
-/** The report's isolation line for a run of every backend in this one process. */
 /** The backend × case pairs `rows` measured (a pair has one row per variant). */
 export const pairsDone = (rows: readonly Row[]): number => new Set(rows.map((r) => `${r.backend}\0${r.caseId}`)).size;
 
+/** The report's isolation line for a run of every backend in this one process. */
 export const IN_PROCESS = 'all backends in one process (--in-process): rows after a WebGPU or peer row may be slowed by detached ArrayBuffers';
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -280,7 +280,7 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
       throughput: { value: perSec(m.stats.medianMs), unit: c.unit },
       check: how,
       ...(ran.routedTo === undefined ? {} : { routedTo: ran.routedTo }),
-      // The router's warm call says where the timed calls went (its first may have weighed a backend's start-up).
+      // The router's notes are its warm call's (its first may have weighed a backend's start-up).
       ...(notes.length ? { notes } : {}),
     };
   } catch (err) {

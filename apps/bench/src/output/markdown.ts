@@ -74,7 +74,6 @@ export function formatMarkdown(r: BenchReport): string {
   return out.join('\n') + '\n';
 }
 
-/** What the probe measured and what the "vs floor" column divides by. */
 /** How far a partial report got (reports written before `pairsDone` counted rows). */
 function partialDone(p: NonNullable<BenchReport['partial']>): string {
   return p.pairsDone !== undefined
@@ -82,6 +81,7 @@ function partialDone(p: NonNullable<BenchReport['partial']>): string {
     : `${p.rowsDone ?? 0} rows measured of ${p.pairsPlanned} backend × case pairs planned`;
 }
 
+/** What the probe measured and what the "vs floor" column divides by. */
 function floorParagraph(f: MemoryFloor): string {
   const gb = (v: number): string => `${fmtNum(v)} GB/s`;
   return (

@@ -338,6 +338,10 @@ export function closeRunnerUp(choice: MeasuredChoice, work: number, s: ExploreSe
   return elsewhere ?? best;
 }
 
+/** The side of close race `c` that wins with these times: the runner-up only when faster (a worker pool by POOL_MARGIN). */
+const raceWinner = (c: Confirmation, winner: Trial, runnerUp: Trial): string =>
+  rankedMs(c.runnerUp, scaledMs(runnerUp, winner.work)) < rankedMs(c.winner, winner.ms) ? c.runnerUp : c.winner;
+
 /**
  * The next step of a close race's confirmation. The winner's calls come first (see
  * confirmComplete); the runner-up gets its rematch only while its trial is within `closeRace` of them
@@ -357,7 +361,7 @@ export function confirmStep(c: Confirmation, trials: ReadonlyMap<string, Trial>,
   if (c.runnerUpCalls === undefined && (runnerUpTrial === undefined || rankedMs(c.runnerUp, scaledMs(runnerUpTrial, winner.work)) >= rankedMs(c.winner, winner.ms) * (s.closeRace ?? DEFAULT_CLOSE_RACE))) return done(c.winner);
   if (!c.runnerUpWoken) return { kind: 'rematch', name: c.runnerUp, timed: false };
   if (!confirmComplete(c.runnerUpCalls, s)) return { kind: 'rematch', name: c.runnerUp, timed: true };
-  return done(rankedMs(c.runnerUp, scaledMs(c.runnerUpCalls!, winner.work)) < rankedMs(c.winner, winner.ms) ? c.runnerUp : c.winner);
+  return done(raceWinner(c, winner, c.runnerUpCalls!));
 }
 
 /**
@@ -377,8 +381,7 @@ export function mergeRerace(cached: Readonly<Record<string, Trial>>, c: Confirma
   const winner = out.get(c.winner);
   const runnerUp = out.get(c.runnerUp);
   if (winner === undefined || runnerUp === undefined) return { name: c.winner, trials: out };
-  const name = rankedMs(c.runnerUp, scaledMs(runnerUp, winner.work)) < rankedMs(c.winner, winner.ms) ? c.runnerUp : c.winner;
-  return { name, trials: out };
+  return { name: raceWinner(c, winner, runnerUp), trials: out };
 }
 
 /** `c` after a call of its step `step` that took `ms` (scaled to `work`). */
