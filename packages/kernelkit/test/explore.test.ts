@@ -138,18 +138,21 @@ describe('measured choice (exploration)', () => {
   it('a close race is run again back to back before the key settles: a backend slow only right after another wins it', async () => {
     const { loaders, runs } = timedLoaders(webgpuSlowAfterOther);
     const k = await createKernels({ costModel: raceModel(10, 9), explore: RACE }, loaders, noEnv);
-    const routes = await calls(k, 17);
+    const routes = await calls(k, 19);
     // Interleaved, webgpu's second trial call came right after piscina's: 14 ms against piscina's 10.
-    // Back to back each side times twice a trial's calls (confirmComplete).
+    // Back to back the sides alternate in blocks of a trial's calls (blockComplete), each block after the first woken by an untimed call.
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
       'warm-up webgpu', 'trial webgpu', 'warm-up piscina', 'trial piscina', 'trial webgpu', 'trial piscina',
-      ...Array<string>(4).fill('confirm piscina'), ...Array<string>(5).fill('rematch webgpu'), 'measured webgpu', 'measured webgpu',
+      ...Array<string>(2).fill('confirm piscina'), ...Array<string>(3).fill('rematch webgpu'),
+      ...Array<string>(3).fill('confirm piscina'), ...Array<string>(3).fill('rematch webgpu'), 'measured webgpu', 'measured webgpu',
     ]);
     expect(routes.slice(0, -2).every((r) => !r.settled)).toBe(true);
-    // The rematch's first call wakes webgpu, untimed; its four timed calls run back to back.
-    expect(routes[10]!.measuredMs).toBeUndefined();
-    expect(formatRoute(routes[10]!)).toBe('routed to webgpu/wasm-simd: rematch of a close race, untimed wake-up call');
-    expect(formatRoute(routes[11]!)).toMatch(/^routed to webgpu\/wasm-simd: rematch of a close race, call 1 back to back, measured \d+\.\d ms$/);
+    // A rematch block's first call wakes webgpu, untimed; its timed calls run back to back.
+    expect(routes[8]!.measuredMs).toBeUndefined();
+    expect(formatRoute(routes[8]!)).toBe('routed to webgpu/wasm-simd: rematch of a close race, untimed wake-up call');
+    expect(formatRoute(routes[9]!)).toMatch(/^routed to webgpu\/wasm-simd: rematch of a close race, call 1 back to back, measured \d+\.\d ms$/);
+    expect(formatRoute(routes[11]!)).toBe('routed to piscina/wasm-simd: confirming a close race, untimed wake-up call');
+    expect(formatRoute(routes[16]!)).toMatch(/^routed to webgpu\/wasm-simd: rematch of a close race, call 4 back to back, measured \d+\.\d ms$/);
     expect(formatRoute(routes[6]!)).toMatch(/^routed to piscina\/wasm-simd: confirming a close race, call 1 back to back, measured \d+\.\d ms$/);
     const settled = routes.at(-1)!;
     expect(settled).toMatchObject({ settled: true, runnerUp: { backend: 'piscina' } });
@@ -184,10 +187,10 @@ describe('measured choice (exploration)', () => {
     const delay = (name: string, previous: string | undefined): number => (name.startsWith('piscina') ? (previous === name ? 5 : 10) : 12);
     const { loaders } = timedLoaders(delay);
     const k = await createKernels({ costModel: raceModel(9, 10), explore: RACE }, loaders, noEnv);
-    const routes = await calls(k, 12);
+    const routes = await calls(k, 10);
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
       'warm-up piscina', 'trial piscina', 'warm-up webgpu', 'trial webgpu', 'trial piscina', 'trial webgpu',
-      ...Array<string>(4).fill('confirm piscina'), 'measured piscina', 'measured piscina',
+      ...Array<string>(2).fill('confirm piscina'), 'measured piscina', 'measured piscina',
     ]);
     await k.dispose();
   });
@@ -198,7 +201,7 @@ describe('measured choice (exploration)', () => {
     const steady = (cpuMs: number, webgpuMs: number) => (name: string): number => (name.startsWith('cpu') ? cpuMs : name.startsWith('webgpu') ? webgpuMs : 100);
     const first = timedLoaders(steady(8, 10));
     const k1 = await createKernels({ costModel: model, calibrationCache: path, explore: RACE }, first.loaders, noEnv);
-    expect((await calls(k1, 16)).at(-1)).toMatchObject({ choice: 'measured', backend: 'cpu', runnerUp: { backend: 'webgpu' } });
+    expect((await calls(k1, 18)).at(-1)).toMatchObject({ choice: 'measured', backend: 'cpu', runnerUp: { backend: 'webgpu' } });
     await k1.dispose();
     const cachedBackend = async (): Promise<string | undefined> =>
       Object.values((await readCalibrationCache(path)).file.machines[machineKey(machineIdentity())]?.choices ?? {}).flatMap((set) => Object.values(set)).map((c) => c.backend)[0];
@@ -208,9 +211,10 @@ describe('measured choice (exploration)', () => {
     // cached 8 and 10 (about 9.4 against 10) cpu keeps the key.
     const second = timedLoaders(steady(11, 10));
     const k2 = await createKernels({ costModel: model, calibrationCache: path, explore: RACE }, second.loaders, noEnv);
-    const routes = await calls(k2, 13);
+    const routes = await calls(k2, 15);
     expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
-      'warm-up cpu', ...Array<string>(4).fill('confirm cpu'), 'warm-up webgpu', ...Array<string>(5).fill('rematch webgpu'), 'measured cpu', 'measured cpu',
+      'warm-up cpu', ...Array<string>(2).fill('confirm cpu'), 'warm-up webgpu', ...Array<string>(3).fill('rematch webgpu'),
+      ...Array<string>(3).fill('confirm cpu'), ...Array<string>(3).fill('rematch webgpu'), 'measured cpu', 'measured cpu',
     ]);
     expect(formatRoute(routes[0]!)).toMatch(/^routed to cpu\/wasm-simd: warm-up before its close race is run again/);
     expect(routes[1]!.reason).toContain('a measured choice from the cache, run again in this process');
@@ -225,7 +229,7 @@ describe('measured choice (exploration)', () => {
     // Here webgpu runs at 8 and cpu at 20: merged (about 8.9 against 12.5), webgpu takes the key, and the file says so.
     const third = timedLoaders(steady(20, 8));
     const k3 = await createKernels({ costModel: model, calibrationCache: path, explore: RACE }, third.loaders, noEnv);
-    expect((await calls(k3, 13)).at(-1)).toMatchObject({ choice: 'measured', backend: 'webgpu', runnerUp: { backend: 'cpu' } });
+    expect((await calls(k3, 15)).at(-1)).toMatchObject({ choice: 'measured', backend: 'webgpu', runnerUp: { backend: 'cpu' } });
     await k3.dispose();
     await vi.waitFor(async () => expect(await cachedBackend()).toBe('webgpu'));
   });

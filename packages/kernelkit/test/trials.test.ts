@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addTrialCall, closeRunnerUp, POOL_MARGIN, TRIAL_CALLS, confirmCall, confirmStep, decide, mergeRerace, nextTurn, pickName, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
+  addTrialCall, closeRunnerUp, CONFIRM_ROUNDS, pairedRatio, POOL_MARGIN, TRIAL_CALLS, confirmCall, confirmStep, decide, mergeRerace, nextTurn, pickName, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
 } from '../src/router/explore.js';
 
 /**
@@ -205,24 +205,43 @@ describe('trials', () => {
       for (;;) {
         const step = confirmStep(c, trials, s);
         if (step.kind === 'done') return { steps, done: step };
-        steps.push(`${step.kind}${step.kind === 'rematch' && !step.timed ? ' (untimed)' : ''} ${step.name}`);
+        steps.push(`${step.kind}${step.timed ? '' : ' (untimed)'} ${step.name}`);
         c = confirmCall(c, step, ms[step.name]!, 1000);
       }
     };
     const race = { winner: 'cpu/v', runnerUp: 'webgpu/v' };
     // webgpu runs 8 ms back to back: it wins, and the settled trials are the back-to-back times.
-    // Each side times twice a trial's calls (trialCalls 2 here).
+    // The sides alternate in blocks of a trial's calls (trialCalls 2 here), CONFIRM_ROUNDS each, every block after the first woken by an untimed call.
     const won = run(race, { 'cpu/v': 10, 'webgpu/v': 8 });
-    expect(won.steps).toEqual([...Array<string>(4).fill('confirm cpu/v'), 'rematch (untimed) webgpu/v', ...Array<string>(4).fill('rematch webgpu/v')]);
+    const block = (step: string): string[] => Array<string>(2).fill(step);
+    expect(won.steps).toEqual([
+      ...block('confirm cpu/v'), 'rematch (untimed) webgpu/v', ...block('rematch webgpu/v'),
+      'confirm (untimed) cpu/v', ...block('confirm cpu/v'), 'rematch (untimed) webgpu/v', ...block('rematch webgpu/v'),
+    ]);
+    expect(CONFIRM_ROUNDS).toBe(2);
     expect(won.done.name).toBe('webgpu/v');
-    expect(Object.fromEntries([...won.done.trials].map(([k, v]) => [k, v.ms]))).toEqual({ 'cpu/v': 10, 'webgpu/v': 8 });
+    const wonMs = Object.fromEntries([...won.done.trials].map(([k, v]) => [k, v.ms]));
+    expect(wonMs['cpu/v']).toBeCloseTo(10, 10);
+    expect(wonMs['webgpu/v']).toBeCloseTo(8, 10);
+    expect(won.done.trials.get('webgpu/v')!.calls).toBe(4);
     // Slower back to back too: the winner stays.
     expect(run(race, { 'cpu/v': 10, 'webgpu/v': 11 }).done.name).toBe('cpu/v');
     // The winner back to back at 6 ms: webgpu's 14 is past 1.5 x 6, so no rematch.
     const clear = run(race, { 'cpu/v': 6, 'webgpu/v': 1 });
-    expect(clear.steps).toEqual(Array<string>(4).fill('confirm cpu/v'));
+    expect(clear.steps).toEqual(Array<string>(2).fill('confirm cpu/v'));
     expect(clear.done.name).toBe('cpu/v');
     expect(clear.done.trials.get('webgpu/v')!.ms).toBe(14);
+  });
+
+  it('a close race is decided by the median ratio of neighbouring blocks: a shift of the machine between two blocks does not decide it', () => {
+    const b = (side: 'winner' | 'runnerUp', ms: number) => ({ side, calls: { ms, work: 1000, calls: 4 } });
+    // The runner-up runs at 0.8 of the winner throughout; the machine is 1.5x slower for R1 and W2.
+    // One block each (W1 against R1) would say 1.2 and keep the winner.
+    expect(pairedRatio([b('winner', 10), b('runnerUp', 12), b('winner', 15), b('runnerUp', 8)])).toBeCloseTo(0.8, 10);
+    // Each pair is the runner-up's time over the winner's, whichever ran first; calls at another work are scaled to the winner's.
+    expect(pairedRatio([b('runnerUp', 9), b('winner', 10)])).toBeCloseTo(0.9, 10);
+    expect(pairedRatio([b('winner', 10), { side: 'runnerUp', calls: { ms: 18, work: 2000, calls: 4 } }])).toBeCloseTo(0.9, 10);
+    expect(pairedRatio([b('winner', 10)])).toBeUndefined();
   });
 
   it('a close race run again from the cache: each side timed again counts as the geometric mean of its cached and new time', () => {
@@ -230,21 +249,21 @@ describe('trials', () => {
     const run = (ms: number, calls = 4): TrialRun => ({ ...t(ms, calls), samples: [], timedMs: ms * calls });
     const cached = { 'cpu/v': t(8), 'webgpu/v': t(10), 'piscina/v': t(30) };
     // Alone this process would pick webgpu (10 against 11); merged, cpu's sqrt(8 x 11) ≈ 9.4 keeps the key.
-    const kept = mergeRerace(cached, { winner: 'cpu/v', runnerUp: 'webgpu/v', winnerCalls: run(11), runnerUpCalls: run(10) }, new Map(Object.entries(cached)));
+    const kept = mergeRerace(cached, { winner: 'cpu/v', runnerUp: 'webgpu/v', blocks: [{ side: 'winner', calls: run(11) }, { side: 'runnerUp', calls: run(10) }] }, new Map(Object.entries(cached)));
     expect(kept.name).toBe('cpu/v');
     expect(kept.trials.get('cpu/v')).toEqual({ ms: Math.sqrt(88), work: 1000, calls: 8 });
     expect(kept.trials.get('webgpu/v')!.ms).toBeCloseTo(10, 10);
     // What was not timed again (piscina here) stays as cached.
     expect(kept.trials.get('piscina/v')).toEqual(t(30));
     // A cached trial at twice the work is scaled to this call's before merging.
-    expect(mergeRerace({ ...cached, 'cpu/v': t(16, 4, 2000) }, { winner: 'cpu/v', runnerUp: 'webgpu/v', winnerCalls: run(11) }, new Map()).trials.get('cpu/v')!.ms).toBeCloseTo(Math.sqrt(88), 10);
+    expect(mergeRerace({ ...cached, 'cpu/v': t(16, 4, 2000) }, { winner: 'cpu/v', runnerUp: 'webgpu/v', blocks: [{ side: 'winner', calls: run(11) }] }, new Map()).trials.get('cpu/v')!.ms).toBeCloseTo(Math.sqrt(88), 10);
     // Faster in both processes, webgpu takes it.
-    expect(mergeRerace(cached, { winner: 'cpu/v', runnerUp: 'webgpu/v', winnerCalls: run(20), runnerUpCalls: run(8) }, new Map(Object.entries(cached))).name).toBe('webgpu/v');
+    expect(mergeRerace(cached, { winner: 'cpu/v', runnerUp: 'webgpu/v', blocks: [{ side: 'winner', calls: run(20) }, { side: 'runnerUp', calls: run(8) }] }, new Map(Object.entries(cached))).name).toBe('webgpu/v');
     // Without a rematch (the winner clear of the runner-up back to back) the runner-up's cached trial counts as it is.
-    expect(mergeRerace(cached, { winner: 'cpu/v', runnerUp: 'webgpu/v', winnerCalls: run(6) }, new Map(Object.entries(cached))).name).toBe('cpu/v');
+    expect(mergeRerace(cached, { winner: 'cpu/v', runnerUp: 'webgpu/v', blocks: [{ side: 'winner', calls: run(6) }] }, new Map(Object.entries(cached))).name).toBe('cpu/v');
     // A worker pool must win by POOL_MARGIN here too: merged 9.5 against cpu's 10 is not enough.
     const pool = { 'cpu/v': t(10), 'piscina/v': t(9.5) };
-    expect(mergeRerace(pool, { winner: 'cpu/v', runnerUp: 'piscina/v', winnerCalls: run(10), runnerUpCalls: run(9.5) }, new Map(Object.entries(pool))).name).toBe('cpu/v');
+    expect(mergeRerace(pool, { winner: 'cpu/v', runnerUp: 'piscina/v', blocks: [{ side: 'winner', calls: run(10) }, { side: 'runnerUp', calls: run(9.5) }] }, new Map(Object.entries(pool))).name).toBe('cpu/v');
   });
 
   it('a worker pool wins a rematch only by POOL_MARGIN', () => {

@@ -156,12 +156,23 @@ export function trialComplete(t: TrialRun | undefined, s: ExploreSettings): bool
 }
 
 /**
- * Whether one side of a close race has timed enough back to back: a trial's bounds, with twice
- * its minimum calls. A worker pool's long calls vary by half from one to the next, and a close
- * race is where that decides.
+ * Back-to-back blocks each side of a close race times, alternating winner, runner-up, winner, ...
+ * The machine's speed can shift by half for seconds at a time (a VM's neighbours), so one block
+ * each would let such a shift between them decide; with alternating blocks each block is held
+ * against its neighbours on both sides (see pairedRatio).
  */
-export function confirmComplete(t: TrialRun | undefined, s: ExploreSettings): boolean {
-  return trialComplete(t, s) && t!.calls >= 2 * trialBounds(s).minCalls;
+export const CONFIRM_ROUNDS = 2;
+
+/**
+ * Whether one block of a close race has timed enough back to back: a trial's minimum calls, and
+ * its minimum ms (or most calls) shared among the side's CONFIRM_ROUNDS blocks. A side's blocks
+ * together time twice a trial's calls: a worker pool's long calls vary by half from one to the
+ * next, and a close race is where that decides.
+ */
+export function blockComplete(t: TrialRun | undefined, s: ExploreSettings): boolean {
+  if (t === undefined) return false;
+  const b = trialBounds(s);
+  return t.calls >= b.minCalls && (t.timedMs >= b.minMs / CONFIRM_ROUNDS || t.calls >= b.maxCalls / CONFIRM_ROUNDS);
 }
 
 /**
@@ -293,23 +304,28 @@ function settle(ranked: readonly Pick[], trials: ReadonlyMap<string, Trial>, wor
  */
 export const DEFAULT_CLOSE_RACE = 1.5;
 
+/** One side's calls back to back in a close race: `calls` undefined until its first timed call (after the untimed one that wakes it). */
+export interface ConfirmBlock {
+  readonly side: 'winner' | 'runnerUp';
+  readonly calls?: TrialRun;
+}
+
 /**
- * A close race being confirmed for one key: the winner's calls back to back (as it runs once
- * settled, so they cost nothing), then, when the runner-up's trial is still within `closeRace` of
- * them, the runner-up's calls back to back after one untimed call that wakes it.
+ * A close race being confirmed for one key: blocks of calls back to back, the winner's first (as
+ * it runs once settled, so they cost nothing), then, while the runner-up's trial is within
+ * `closeRace` of that block, the runner-up's, the winner's and the runner-up's again, each after
+ * one untimed call that wakes its side.
  */
 export interface Confirmation {
   readonly winner: string;
   readonly runnerUp: string;
-  readonly winnerCalls?: TrialRun;
-  readonly runnerUpWoken?: boolean;
-  readonly runnerUpCalls?: TrialRun;
+  readonly blocks?: readonly ConfirmBlock[];
 }
 
 export type ConfirmStep =
-  /** Time another call of the winner. */
-  | { readonly kind: 'confirm'; readonly name: string }
-  /** Run the runner-up: untimed when `timed` is false (it has been idle since its trial). */
+  /** Run the winner: untimed when `timed` is false (the runner-up ran since its last call). */
+  | { readonly kind: 'confirm'; readonly name: string; readonly timed: boolean }
+  /** Run the runner-up: untimed when `timed` is false (another candidate ran since its last call). */
   | { readonly kind: 'rematch'; readonly name: string; readonly timed: boolean }
   /** Settle on `name`, with `trials` holding the back-to-back times where measured. */
   | { readonly kind: 'done'; readonly name: string; readonly trials: ReadonlyMap<string, Trial> };
@@ -343,40 +359,90 @@ const raceWinner = (c: Confirmation, winner: Trial, runnerUp: Trial): string =>
   rankedMs(c.runnerUp, scaledMs(runnerUp, winner.work)) < rankedMs(c.winner, winner.ms) ? c.runnerUp : c.winner;
 
 /**
- * The next step of a close race's confirmation. The winner's calls come first (see
- * confirmComplete); the runner-up gets its rematch only while its trial is within `closeRace` of them
- * (a winner faster back to back than in its trial needs none). The faster back to back wins
- * (a worker pool by POOL_MARGIN).
+ * The runner-up's time over the winner's from alternating blocks: the median, over each pair of
+ * neighbouring blocks, of the runner-up's block time over the winner's. A shift of the machine's
+ * speed between two blocks skews only the pairs across it.
+ */
+export function pairedRatio(blocks: readonly { readonly side: ConfirmBlock['side']; readonly calls: Trial }[]): number | undefined {
+  const ratios: number[] = [];
+  for (let i = 1; i < blocks.length; i++) {
+    const [a, b] = [blocks[i - 1]!, blocks[i]!];
+    if (a.side === b.side) continue;
+    const [w, r] = a.side === 'winner' ? [a.calls, b.calls] : [b.calls, a.calls];
+    ratios.push(scaledMs(r, w.work) / w.ms);
+  }
+  return ratios.length === 0 ? undefined : median(ratios);
+}
+
+/**
+ * What a close race measured back to back, as one trial per side: the winner's time the geometric
+ * mean of its blocks', the runner-up's that times pairedRatio (undefined where it had no block).
+ */
+export function confirmedTrials(c: Confirmation): { readonly winner?: Trial; readonly runnerUp?: Trial } {
+  const done = (c.blocks ?? []).flatMap((b) => (b.calls === undefined ? [] : [{ side: b.side, calls: b.calls }]));
+  const own = done.filter((b) => b.side === 'winner').map((b) => b.calls);
+  if (own.length === 0) return {};
+  const work = own[0]!.work;
+  const winner: Trial = { ms: Math.exp(own.reduce((sum, t) => sum + Math.log(scaledMs(t, work)), 0) / own.length), work, calls: own.reduce((n, t) => n + t.calls, 0) };
+  const ratio = pairedRatio(done);
+  const theirs = done.filter((b) => b.side === 'runnerUp').map((b) => b.calls);
+  if (ratio === undefined || theirs.length === 0) return { winner };
+  return { winner, runnerUp: { ms: winner.ms * ratio, work, calls: theirs.reduce((n, t) => n + t.calls, 0) } };
+}
+
+/** All timed calls of `side` in close race `c` so far, as one trial run (what a route shows while the race runs). */
+export function confirmSide(c: Confirmation, side: ConfirmBlock['side']): TrialRun | undefined {
+  let all: TrialRun | undefined;
+  for (const b of c.blocks ?? []) {
+    if (b.side !== side || b.calls === undefined) continue;
+    for (const ms of b.calls.samples) all = addTrialCall(all, ms, b.calls.work);
+  }
+  return all;
+}
+
+/**
+ * The next step of a close race's confirmation: the winner's block first; the runner-up gets its
+ * blocks only while its trial is within `closeRace` of that block (a winner faster back to back
+ * than in its trial needs none); then blocks alternate until each side has CONFIRM_ROUNDS (see
+ * blockComplete). The faster by pairedRatio wins (a worker pool by POOL_MARGIN).
  */
 export function confirmStep(c: Confirmation, trials: ReadonlyMap<string, Trial>, s: ExploreSettings): ConfirmStep {
-  if (!confirmComplete(c.winnerCalls, s)) return { kind: 'confirm', name: c.winner };
-  const winner = c.winnerCalls!;
+  const blocks = c.blocks ?? [];
+  const last = blocks.at(-1);
+  const step = (side: ConfirmBlock['side'], timed: boolean): ConfirmStep =>
+    side === 'winner' ? { kind: 'confirm', name: c.winner, timed } : { kind: 'rematch', name: c.runnerUp, timed };
+  if (last === undefined) return step('winner', true);
+  if (!blockComplete(last.calls, s)) return step(last.side, true);
+  const measured = confirmedTrials(c);
   const done = (name: string): ConfirmStep => {
     const out = new Map(trials);
-    out.set(c.winner, trialOf(winner));
-    if (c.runnerUpCalls !== undefined) out.set(c.runnerUp, trialOf(c.runnerUpCalls));
+    out.set(c.winner, measured.winner!);
+    if (measured.runnerUp !== undefined) out.set(c.runnerUp, measured.runnerUp);
     return { kind: 'done', name, trials: out };
   };
-  const runnerUpTrial = trials.get(c.runnerUp);
-  if (c.runnerUpCalls === undefined && (runnerUpTrial === undefined || rankedMs(c.runnerUp, scaledMs(runnerUpTrial, winner.work)) >= rankedMs(c.winner, winner.ms) * (s.closeRace ?? DEFAULT_CLOSE_RACE))) return done(c.winner);
-  if (!c.runnerUpWoken) return { kind: 'rematch', name: c.runnerUp, timed: false };
-  if (!confirmComplete(c.runnerUpCalls, s)) return { kind: 'rematch', name: c.runnerUp, timed: true };
-  return done(raceWinner(c, winner, c.runnerUpCalls!));
+  if (blocks.length === 1) {
+    const runnerUpTrial = trials.get(c.runnerUp);
+    const winner = last.calls!;
+    if (runnerUpTrial === undefined || rankedMs(c.runnerUp, scaledMs(runnerUpTrial, winner.work)) >= rankedMs(c.winner, winner.ms) * (s.closeRace ?? DEFAULT_CLOSE_RACE)) return done(c.winner);
+  }
+  if (blocks.length >= 2 * CONFIRM_ROUNDS) return done(raceWinner(c, measured.winner!, measured.runnerUp!));
+  return step(last.side === 'winner' ? 'runnerUp' : 'winner', false);
 }
 
 /**
  * The end of a close race run again in a later process (a settled choice from the cache whose
  * runner-up was within `closeRace`): each side timed again here counts as the geometric mean of its
- * cached trial and this process's calls, so neither one process's slow phase nor the other's
+ * cached trial and this process's (confirmedTrials), so neither one process's slow phase nor the other's
  * decides alone, and the faster so merged wins (a worker pool by POOL_MARGIN). `trials` is what
  * confirmStep's `done` returned.
  */
 export function mergeRerace(cached: Readonly<Record<string, Trial>>, c: Confirmation, trials: ReadonlyMap<string, Trial>): { readonly name: string; readonly trials: ReadonlyMap<string, Trial> } {
   const out = new Map(trials);
-  for (const [name, fresh] of [[c.winner, c.winnerCalls], [c.runnerUp, c.runnerUpCalls]] as const) {
+  const fresh = confirmedTrials(c);
+  for (const [name, mine] of [[c.winner, fresh.winner], [c.runnerUp, fresh.runnerUp]] as const) {
     const old = cached[name];
-    if (fresh === undefined || old === undefined) continue;
-    out.set(name, { ms: Math.sqrt(scaledMs(old, fresh.work) * fresh.ms), work: fresh.work, calls: old.calls + fresh.calls });
+    if (mine === undefined || old === undefined) continue;
+    out.set(name, { ms: Math.sqrt(scaledMs(old, mine.work) * mine.ms), work: mine.work, calls: old.calls + mine.calls });
   }
   const winner = out.get(c.winner);
   const runnerUp = out.get(c.runnerUp);
@@ -384,9 +450,12 @@ export function mergeRerace(cached: Readonly<Record<string, Trial>>, c: Confirma
   return { name: raceWinner(c, winner, runnerUp), trials: out };
 }
 
-/** `c` after a call of its step `step` that took `ms` (scaled to `work`). */
+/** `c` after a call of its step `step` that took `ms` (scaled to `work`): an untimed call opens its side's next block. */
 export function confirmCall(c: Confirmation, step: Exclude<ConfirmStep, { kind: 'done' }>, ms: number, work: number): Confirmation {
-  if (step.kind === 'confirm') return { ...c, winnerCalls: addTrialCall(c.winnerCalls, ms, work) };
-  if (!step.timed) return { ...c, runnerUpWoken: true };
-  return { ...c, runnerUpCalls: addTrialCall(c.runnerUpCalls, ms, work) };
+  const side: ConfirmBlock['side'] = step.kind === 'confirm' ? 'winner' : 'runnerUp';
+  const blocks = c.blocks ?? [];
+  if (!step.timed) return { ...c, blocks: [...blocks, { side }] };
+  const last = blocks.at(-1);
+  if (last?.side !== side) return { ...c, blocks: [...blocks, { side, calls: addTrialCall(undefined, ms, work) }] };
+  return { ...c, blocks: [...blocks.slice(0, -1), { side, calls: addTrialCall(last.calls, ms, work) }] };
 }

@@ -14,7 +14,7 @@ import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
 import {
-  addTrialCall, closeRunnerUp, confirmCall, confirmStep, decide, mergeRerace, nextTurn, pickName, POOL_MARGIN, routingKey, scaledMs, trialOf, warmedUp, warmUpCalls, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn, type WarmUp,
+  addTrialCall, closeRunnerUp, confirmCall, confirmSide, confirmStep, decide, mergeRerace, nextTurn, pickName, POOL_MARGIN, routingKey, scaledMs, trialOf, warmedUp, warmUpCalls, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn, type WarmUp,
 } from './explore.js';
 
 /**
@@ -24,8 +24,9 @@ import {
  * candidate's first call of the routing key in this process, before its trial (its first calls,
  * while its host results are fresh memory: warmUpCalls). 'trial': a timed call
  * of a candidate while its routing key explores. 'confirm': a call of the fastest candidate of a
- * close race, timed back to back before the key settles. 'rematch': the close race's runner-up,
- * timed back to back against those (its first call untimed). 'measured': the fastest candidate measured.
+ * close race, timed in blocks back to back before the key settles. 'rematch': the close race's
+ * runner-up, in blocks alternating with those (each block's first call untimed). 'measured': the
+ * fastest candidate measured.
  */
 export type RouteChoice = 'fixed' | 'default' | 'predicted' | 'warm-up' | 'trial' | 'confirm' | 'rematch' | 'measured';
 
@@ -562,7 +563,7 @@ export class Router {
     if (runnerUp !== undefined && ranked.some((p) => pickName(p) === runnerUp)) {
       const c: Confirmation = { winner: pickName(d.pick), runnerUp };
       this.confirming.set(key, c);
-      return { pick: d.pick, choice: 'confirm', step: { kind: 'confirm', name: c.winner } };
+      return { pick: d.pick, choice: 'confirm', step: { kind: 'confirm', name: c.winner, timed: true } };
     }
     return this.settle(key, d.pick, trials);
   }
@@ -701,15 +702,15 @@ export class Router {
       const c = before === undefined ? undefined : confirmCall(before, chosen.step, ms, shape.work);
       if (c !== undefined) this.confirming.set(key, c);
       const confirm = chosen.step.kind === 'confirm';
-      const own = c === undefined ? undefined : confirm ? c.winnerCalls : c.runnerUpCalls;
-      const timed = confirm || chosen.step.timed;
+      const own = c === undefined ? undefined : confirmSide(c, confirm ? 'winner' : 'runnerUp');
+      const timed = chosen.step.timed;
       const shown = { ...Object.fromEntries(trials), ...(own === undefined ? {} : { [pickName(pick)]: own }) };
       const other = c === undefined ? 'another candidate' : confirm ? c.runnerUp : c.winner;
       return {
         ...base, settled: false, trials: msOf(shown), trialCalls: callsOf(shown),
         ...(timed ? { measuredMs: ms } : {}),
         reason: `a close race with ${other}${this.reraces.has(key) ? ' (a measured choice from the cache, run again in this process)' : ''}: ${
-          confirm ? 'the fastest measured, timed back to back before the key settles' : `the runner-up, ${timed ? 'timed back to back against it' : 'woken by an untimed call before its calls back to back'}`
+          `${confirm ? 'the fastest measured' : 'the runner-up'}, ${timed ? 'timed back to back in blocks alternating with the other before the key settles' : 'woken by an untimed call before its next calls back to back'}`
         }`,
       };
     }
