@@ -563,7 +563,7 @@ export class Router {
     if (runnerUp !== undefined && ranked.some((p) => pickName(p) === runnerUp)) {
       const c: Confirmation = { winner: pickName(d.pick), runnerUp };
       this.confirming.set(key, c);
-      return { pick: d.pick, choice: 'confirm', step: { kind: 'confirm', name: c.winner, timed: true } };
+      return { pick: d.pick, choice: 'confirm', step: confirmStep(c, trials, explore) };
     }
     return this.settle(key, d.pick, trials);
   }
@@ -709,8 +709,8 @@ export class Router {
       return {
         ...base, settled: false, trials: msOf(shown), trialCalls: callsOf(shown),
         ...(timed ? { measuredMs: ms } : {}),
-        reason: `a close race with ${other}${this.reraces.has(key) ? ' (a measured choice from the cache, run again in this process)' : ''}: ${
-          `${confirm ? 'the fastest measured' : 'the runner-up'}, ${timed ? 'timed back to back in blocks alternating with the other before the key settles' : 'woken by an untimed call before its next calls back to back'}`
+        reason: `a close race with ${other}${this.reraces.has(key) ? ' (a measured choice from the cache, run again in this process)' : ''}: ${confirm ? 'the fastest measured' : 'the runner-up'}, ${
+          timed ? 'timed back to back in blocks alternating with the other before the key settles' : 'woken by an untimed call before its next calls back to back'
         }`,
       };
     }
