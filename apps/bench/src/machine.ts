@@ -3,9 +3,11 @@ import type { MachineInfo } from './types.js';
 
 export function machineInfo(): MachineInfo {
   const cpus = os.cpus();
+  const cores = os.availableParallelism();
   return {
     cpu: cpus[0]?.model.trim() ?? 'unknown',
-    cores: cpus.length,
+    cores,
+    ...(cpus.length > cores ? { hostCores: cpus.length } : {}),
     memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     os: `${os.type()} ${os.release()} (${os.platform()}/${os.arch()})`,
     node: process.version,

@@ -98,7 +98,10 @@ export interface BackendStart {
 
 export interface MachineInfo {
   readonly cpu: string;
+  /** Cores this process may run on (its CPU affinity), which the backends' thread counts follow. */
   readonly cores: number;
+  /** The machine's cores, where more than `cores` (a process pinned to some of them). */
+  readonly hostCores?: number;
   readonly memoryGiB: number;
   readonly os: string;
   readonly node: string;

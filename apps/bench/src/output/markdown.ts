@@ -18,7 +18,7 @@ export function formatMarkdown(r: BenchReport): string {
   const out: string[] = [
     `# kernelkit bench — ${r.workload} workload, ${r.date.slice(0, 10)}`,
     '',
-    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}. Wall time ${fmtMs(r.wallMs)}.`,
+    `Machine: ${m.cpu}, ${m.cores} cores${m.hostCores === undefined ? '' : ` (of the machine's ${m.hostCores})`}, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}. Wall time ${fmtMs(r.wallMs)}.`,
     '',
     '| backend | status | start | on |',
     '|---|---|---|---|',
