@@ -54,4 +54,22 @@ describe('the router against the best single backend', () => {
     expect(routerSummaryMarkdown(report(ROWS.filter((r) => r.backend !== 'kernelkit')))).toEqual([]);
     expect(formatMarkdown(report(ROWS.filter((r) => r.backend !== 'kernelkit')))).not.toContain('The router against');
   });
+
+  it('with rounds, adds the per-round ratio (rows measured in every round only) and the best row\'s own spread', () => {
+    const rows: readonly Row[] = [
+      ok('a', 'piscina', 'wasm-simd', 4, { roundMediansMs: [4, 8, 2] }),
+      ok('a', 'kernelkit', 'routed', 5, { roundMediansMs: [5, 6, 3] }),
+      ok('b', 'cpu', 'wasm-simd', 2, { roundMediansMs: [2, 3, 2] }),
+      // One of b's rounds did not measure the router: no pairing by position.
+      ok('b', 'kernelkit', 'routed', 3, { roundMediansMs: [3, 3] }),
+    ];
+    const [a, b] = routerComparisons(rows, 3);
+    expect(a).toMatchObject({ ratio: 1.25, perRoundRatio: 1.25, bestSpread: 4 });
+    expect(b).toMatchObject({ ratio: 1.5, bestSpread: 1.5 });
+    expect(b).not.toHaveProperty('perRoundRatio');
+    const md = formatMarkdown({ ...report(rows), rounds: 3 });
+    expect(md).toContain("| router ÷ best | per round | best's spread |");
+    expect(md).toContain('| scan | case a | 5.000 ms | — | piscina/wasm-simd | 4.000 ms | 1.25× | 1.25× | 4.00× |');
+    expect(md).toContain('| scan | case b | 3.000 ms | — | cpu/wasm-simd | 2.000 ms | 1.50× | — | 1.50× |');
+  });
 });
