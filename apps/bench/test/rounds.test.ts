@@ -28,11 +28,12 @@ describe('rounds', () => {
     expect(row).toMatchObject({ stats: { medianMs: 7 }, routedTo: 'piscina/wasm-simd', roundRoutes: ['piscina/wasm-simd', 'webgpu/gemm', 'piscina/wasm-simd'] });
     // Each round's own account of how it settled, for the rounds that went elsewhere.
     expect(row).toMatchObject({ roundRouterNotes: ['router settled after 5 calls', 'router settled after 9 calls', 'router settled after 7 calls'] });
-    const md = formatMarkdown({ schema: 'kernelkit-bench/1', date: '2026-11-24', workload: 'tiny', machine: { cpu: 'x', cores: 2, memoryGiB: 1, os: 'x', node: 'x', hostname: 'x' }, backends: [], rows: [row!], wallMs: 1, checkPolicy: 'x', rounds: 3 });
+    const report = { schema: 'kernelkit-bench/1', date: '2026-11-24', workload: 'tiny', machine: { cpu: 'x', cores: 2, memoryGiB: 1, os: 'x', node: 'x', hostname: 'x' }, backends: [], rows: [row!], wallMs: 1, checkPolicy: 'x', rounds: 3 } as const;
+    const md = formatMarkdown(report);
     expect(md).toContain('| 7.000 ms | 5.000 ms (piscina/wasm-simd) · 9.000 ms (webgpu/gemm) · 7.000 ms (piscina/wasm-simd) |');
     expect(md).toContain('Machine: x, 2 cores, 1 GiB');
     // A process pinned to some of the machine's cores says so.
-    const pinned = formatMarkdown({ schema: 'kernelkit-bench/1', date: '2026-11-24', workload: 'tiny', machine: { cpu: 'x', cores: 2, hostCores: 16, memoryGiB: 1, os: 'x', node: 'x', hostname: 'x' }, backends: [], rows: [row!], wallMs: 1, checkPolicy: 'x', rounds: 3 });
+    const pinned = formatMarkdown({ ...report, machine: { ...report.machine, hostCores: 16 } });
     expect(pinned).toContain("Machine: x, 2 cores (of the machine's 16), 1 GiB");
   });
 

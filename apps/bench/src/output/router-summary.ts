@@ -74,22 +74,22 @@ const times = (x: number | undefined): string => (x === undefined ? '—' : `${x
 export function routerSummaryMarkdown(r: BenchReport): string[] {
   const { all, within } = summary(r);
   if (all.length === 0) return [];
-  const rounds = all.some((c) => c.bestSpread !== undefined);
+  const roundColumns = all.some((c) => c.bestSpread !== undefined);
   return [
     '',
     '## The router against the best single backend',
     '',
     `Per case, the router's median against the fastest row of another kernelkit backend in this run (peers left out: the router never picks them): ${within} of ${all.length} within ${ROUTER_TARGET}×.`,
-    ...(rounds
+    ...(roundColumns
       ? ['', "\"Per round\" is the median of the router's round median over the best row's in the same round; \"best's spread\" is the best row's slowest round over its fastest, the process-to-process noise these ratios carry."]
       : []),
     '',
-    `| op | case | router | ran on | best row | its median | router ÷ best |${rounds ? " per round | best's spread |" : ''}`,
-    `|---|---|---|---|---|---|---|${rounds ? '---|---|' : ''}`,
+    `| op | case | router | ran on | best row | its median | router ÷ best |${roundColumns ? " per round | best's spread |" : ''}`,
+    `|---|---|---|---|---|---|---|${roundColumns ? '---|---|' : ''}`,
     ...all.map(
       (c) =>
         `| ${c.op} | ${c.label} | ${fmtMs(c.router.stats.medianMs)} | ${ranOn(c.router)} | ${c.best.backend}/${c.best.variant} | ${fmtMs(c.best.stats.medianMs)} | ${c.ratio.toFixed(2)}× |` +
-        (rounds ? ` ${times(c.perRoundRatio)} | ${times(c.bestSpread)} |` : ''),
+        (roundColumns ? ` ${times(c.perRoundRatio)} | ${times(c.bestSpread)} |` : ''),
     ),
   ];
 }
