@@ -41,6 +41,7 @@ export function childArgs(o: BenchOptions, backend: BenchBackend, json: string):
     '--no-progress',
     // The parent measured the floor before its children: one probe per run.
     '--no-floor',
+    ...(o.sideBySide === false ? ['--no-side-by-side'] : []),
   ];
 }
 

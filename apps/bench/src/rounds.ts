@@ -6,7 +6,7 @@ import type { Row } from './types.js';
  * measured it, the one whose median is the median of their medians (the lower middle for an even
  * count), whole, so every figure in the row comes from one process. `roundMediansMs` lists the
  * median of every round that measured it, in round order, and the router's rows `roundRoutes`
- * where each of those rounds sent its calls and `roundRouterNotes` how each settled (trials, predictions). A row no round measured keeps its last round's error or skip.
+ * where each of those rounds sent its calls, `roundRouterNotes` how each settled (trials, predictions) and `roundSideBySide` each round's side-by-side timing. A row no round measured keeps its last round's error or skip.
  * Rows come in the order they first appeared.
  */
 export function medianRounds(rounds: readonly (readonly Row[])[]): Row[] {
@@ -28,6 +28,7 @@ export function medianRounds(rounds: readonly (readonly Row[])[]): Row[] {
     const routes = ok.every((r) => r.routedTo !== undefined)
       ? { roundRoutes: ok.map((r) => r.routedTo!), roundRouterNotes: ok.map((r) => r.notes?.find((n) => n.startsWith('router ')) ?? '') }
       : {};
-    return { ...middle, roundMediansMs: ok.map((r) => r.stats.medianMs), ...routes };
+    const side = ok.every((r) => r.sideBySide !== undefined) ? { roundSideBySide: ok.map((r) => r.sideBySide!) } : {};
+    return { ...middle, roundMediansMs: ok.map((r) => r.stats.medianMs), ...routes, ...side };
   });
 }

@@ -13,6 +13,7 @@ import { ladderOrder, withSpeedups } from './ladder.js';
 import { machineInfo } from './machine.js';
 import { measure, singleSample, type Measured } from './measure.js';
 import { RESIDENT_BACKENDS, measureResident } from './resident.js';
+import { measureSideBySide } from './side-by-side.js';
 import type { BackendStart, BenchOptions, BenchReport, Row } from './types.js';
 
 export interface RunHooks {
@@ -173,7 +174,7 @@ export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<B
           if (!variants.length) continue;
           let args = argsCache.get(c.id);
           if (!args) argsCache.set(c.id, (args = await c.make()));
-          for (const variant of variants) await add(await runRow(b, p.name, c, variant, args, o, cpuRef));
+          for (const variant of variants) await add(await runRow(b, p.name, c, variant, args, o, cpuRef, hooks.loaders));
           if (p.name === 'cpu' && c.op === 'gridSearch' && hooks.referenceDir !== undefined && cpuRef.has(c.id)) {
             const g = cpuRef.get(c.id) as GridPoints;
             await writeFileAtomic(gridFile(hooks.referenceDir, c.id), JSON.stringify({ count: g.count, dims: g.dims, points: [...g.points] }));
@@ -190,7 +191,7 @@ export async function runBench(o: BenchOptions, hooks: RunHooks = {}): Promise<B
   }
 }
 
-async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: string, args: OpArgs<OpName>, o: BenchOptions, cpuRef: Map<string, OpData<OpName>>): Promise<Row> {
+async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: string, args: OpArgs<OpName>, o: BenchOptions, cpuRef: Map<string, OpData<OpName>>, loaders: BackendLoaders | undefined): Promise<Row> {
   const key = { op: c.op, caseId: c.id, label: c.label, backend: name, variant };
   const cap = capReason(b, variant, c);
   if (cap) return { ...key, status: 'skipped', reason: cap };
@@ -265,7 +266,22 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
     // A row timed once was timed by its first or second call.
     if (name === ROUTER && timedRoutes.size === 0) countRoute(timedRoutes, last);
     const ran = routeSummary(timedRoutes);
-    const notes = [...((name === ROUTER ? last : first).notes ?? []), ...(explored === undefined ? [] : [explored]), ...(ran.note === undefined ? [] : [ran.note]), ...(resident?.notes ?? [])];
+    const side =
+      name === ROUTER && o.sideBySide !== false && m.stats.samples > 1
+        ? await measureSideBySide(b, c.op, args, last.route, {
+            threads: o.threads,
+            loaders,
+            budgetMs,
+            warm: async (d, v, out) => {
+              await warmUntilResultsReused(d, c.op, args, { variant: v }, out.data, budgetMs);
+              // As tinybench warms a row: a quarter of its budget, at least two calls.
+              const t0 = performance.now();
+              for (let i = 0; i < 2 || performance.now() - t0 < budgetMs / 4; i++) await call(d, c.op, args, { variant: v });
+            },
+          })
+        : undefined;
+    const sideNotes = side?.skipped.length ? [`side by side without ${side.skipped.join('; ')}`] : [];
+    const notes = [...((name === ROUTER ? last : first).notes ?? []), ...(explored === undefined ? [] : [explored]), ...(ran.note === undefined ? [] : [ran.note]), ...(resident?.notes ?? []), ...sideNotes];
     return {
       ...key,
       status: 'ok',
@@ -280,6 +296,7 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
       throughput: { value: perSec(m.stats.medianMs), unit: c.unit },
       check: how,
       ...(ran.routedTo === undefined ? {} : { routedTo: ran.routedTo }),
+      ...(side?.sideBySide === undefined ? {} : { sideBySide: side.sideBySide }),
       // The router's notes are its warm call's (its first may have weighed a backend's start-up).
       ...(notes.length ? { notes } : {}),
     };

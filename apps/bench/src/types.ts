@@ -1,6 +1,7 @@
 import type { OpName } from '@kernelkit/ops';
 import type { BenchBackend } from './backends.js';
 import type { MemoryFloor } from './floor.js';
+import type { SideBySide } from './side-by-side.js';
 
 /**
  * Case sets: `small` fits a 2-core CI machine; `seed` is the sizes of the course reports
@@ -27,6 +28,8 @@ export interface BenchOptions {
   readonly floor?: boolean;
   /** Child processes per backend, run round-robin; each row keeps its median round (default 1). */
   readonly rounds?: number;
+  /** Time the router's rows again beside the backends it weighed, in its own process (default true; `--no-side-by-side` skips it). */
+  readonly sideBySide?: boolean;
 }
 
 export interface Stats {
@@ -77,6 +80,10 @@ export type Row =
       readonly notes?: readonly string[];
       /** The router's rows: the backend/variant most of its timed calls went to (a note lists them when they split). */
       readonly routedTo?: string;
+      /** The router's rows: the router and each backend/variant it weighed, called in turn in the router's process (side-by-side.ts). */
+      readonly sideBySide?: SideBySide;
+      /** With `--rounds`, the router's rows: each round's side-by-side timing, in round order. */
+      readonly roundSideBySide?: readonly SideBySide[];
       /** With `--rounds`: the median of every round that measured this row, in round order (the row is the median one). */
       readonly roundMediansMs?: readonly number[];
       /** With `--rounds`, the router's rows: where each round's timed calls went, in round order. */

@@ -1,0 +1,115 @@
+/**
+ * The router beside the backends it chose between, in the router's own process: one call each in
+ * turn (the order rotated every turn), so a process's speed, which on a shared VM differs from one
+ * process to the next by far more than routing costs, is the same for the router and for them.
+ */
+import { median } from '@kernelkit/core';
+import type { OpArgs, OpName } from '@kernelkit/ops';
+import { BACKEND_NAMES, type BackendLoaders } from 'kernelkit';
+import { openBackend, type CallOutput, type Contender } from './backends.js';
+
+/** The row's `sideBySide`: medians of interleaved calls in the router's process. */
+export interface SideBySide {
+  /** Timed calls each contender made. */
+  readonly turns: number;
+  readonly routerMs: number;
+  /** Where the router's timed calls here went (backend/variant: calls). */
+  readonly routedTo: Readonly<Record<string, number>>;
+  /** Each candidate called directly, by backend/variant: its median. */
+  readonly direct: Readonly<Record<string, number>>;
+}
+
+/** Turns at least (fewer would not give a median), at most (enough to settle it at small sizes). */
+const MIN_TURNS = 5;
+const MAX_TURNS = 41;
+
+/** The backend/variant pairs the router weighed for this call: its trials, and its pick. */
+export function candidatesOf(route: CallOutput['route']): { readonly backend: (typeof BACKEND_NAMES)[number]; readonly variant: string }[] {
+  const keys = new Set(Object.keys(route?.trials ?? {}));
+  if (route?.backend !== undefined && route.variant !== undefined) keys.add(`${route.backend}/${route.variant}`);
+  const out: { backend: (typeof BACKEND_NAMES)[number]; variant: string }[] = [];
+  for (const k of keys) {
+    const slash = k.indexOf('/');
+    const backend = k.slice(0, slash) as (typeof BACKEND_NAMES)[number];
+    if (slash > 0 && BACKEND_NAMES.includes(backend)) out.push({ backend, variant: k.slice(slash + 1) });
+  }
+  return out;
+}
+
+/** Turns for calls of about `estMs` each among `contenders`, within `budgetMs` per contender. */
+export const turnsFor = (estMs: number, budgetMs: number): number => Math.max(MIN_TURNS, Math.min(MAX_TURNS, Math.ceil(budgetMs / Math.max(estMs, 0.01))));
+
+interface Entry {
+  readonly key: string;
+  readonly run: () => Promise<CallOutput>;
+}
+
+/**
+ * Opens each candidate as its own backend here (released before returning), warms it as its row
+ * was warmed (`warm`), then times `turns` rounds of one call each: the router (already settled)
+ * and every candidate. A candidate that fails to open or run is left out and named in `skipped`.
+ * The candidates' outputs are checked in their own rows, not here.
+ */
+export async function measureSideBySide(
+  router: Contender,
+  op: OpName,
+  args: OpArgs<OpName>,
+  route: CallOutput['route'],
+  o: {
+    readonly threads: number | undefined;
+    readonly loaders: BackendLoaders | undefined;
+    readonly budgetMs: number;
+    readonly warm: (b: Contender, variant: string, first: CallOutput) => Promise<void>;
+  },
+): Promise<{ readonly sideBySide?: SideBySide; readonly skipped: readonly string[] }> {
+  const skipped: string[] = [];
+  const opened: Contender[] = [];
+  try {
+    const entries: Entry[] = [{ key: 'kernelkit', run: () => router.call(op, args, {}) }];
+    for (const c of candidatesOf(route)) {
+      const key = `${c.backend}/${c.variant}`;
+      const got = await openBackend(c.backend, o.threads, o.loaders);
+      if (got.status !== 'ok') {
+        skipped.push(`${key}: ${got.reason}`);
+        continue;
+      }
+      opened.push(got.backend);
+      try {
+        const first = await got.backend.call(op, args, { variant: c.variant });
+        await o.warm(got.backend, c.variant, first);
+        entries.push({ key, run: () => got.backend.call(op, args, { variant: c.variant }) });
+      } catch (err) {
+        skipped.push(`${key}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    if (entries.length < 2) return { skipped };
+    let estMs = 0;
+    for (const e of entries) {
+      const t = performance.now();
+      await e.run();
+      estMs = Math.max(estMs, performance.now() - t);
+    }
+    const turns = turnsFor(estMs, o.budgetMs);
+    const times = entries.map(() => [] as number[]);
+    const routedTo: Record<string, number> = {};
+    for (let i = 0; i < turns; i++) {
+      for (let j = 0; j < entries.length; j++) {
+        const at = (i + j) % entries.length;
+        const t = performance.now();
+        const out = await entries[at]!.run();
+        times[at]!.push(performance.now() - t);
+        if (at === 0 && out.route?.backend !== undefined) {
+          const to = `${out.route.backend}/${out.route.variant ?? ''}`;
+          routedTo[to] = (routedTo[to] ?? 0) + 1;
+        }
+      }
+    }
+    const direct = Object.fromEntries(entries.slice(1).map((e, i) => [e.key, median(times[i + 1]!)]));
+    return { sideBySide: { turns, routerMs: median(times[0]!), routedTo, direct }, skipped };
+  } finally {
+    for (const b of opened) await b.dispose().catch(() => {});
+  }
+}
+
+/** The router's median over the fastest candidate's, side by side. */
+export const sideBySideRatio = (s: SideBySide): number => s.routerMs / Math.min(...Object.values(s.direct));
