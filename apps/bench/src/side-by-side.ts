@@ -1,7 +1,8 @@
 /**
- * The router beside the backends it chose between, in the router's own process: one call each in
- * turn (the order rotated every turn), so a process's speed, which on a shared VM differs from one
- * process to the next by far more than routing costs, is the same for the router and for them.
+ * The router beside the backends it chose between, in the router's own process: short blocks of
+ * back-to-back calls each in turn (the order rotated every turn), so a process's speed, which on a
+ * shared VM differs from one process to the next by far more than routing costs, is the same for
+ * the router and for them, while each call still finds the caches as a loop of its own leaves them.
  */
 import { median } from '@kernelkit/core';
 import type { OpArgs, OpName } from '@kernelkit/ops';
@@ -10,18 +11,20 @@ import { openBackend, type CallOutput, type Contender } from './backends.js';
 
 /** The row's `sideBySide`: medians of interleaved calls in the router's process. */
 export interface SideBySide {
-  /** Timed calls each contender made. */
+  /** Turns: each contender ran one block of BLOCK_CALLS calls per turn, its first call untimed. */
   readonly turns: number;
   readonly routerMs: number;
-  /** Where the router's timed calls here went (backend/variant: calls). */
+  /** Where the router's calls here went (backend/variant: calls). */
   readonly routedTo: Readonly<Record<string, number>>;
   /** Each candidate called directly, by backend/variant: its median. */
   readonly direct: Readonly<Record<string, number>>;
 }
 
-/** Turns at least (fewer would not give a median), at most (enough to settle it at small sizes). */
-const MIN_TURNS = 5;
-const MAX_TURNS = 41;
+/** Calls per contender per turn; the first of each block follows another contender's and is not timed. */
+export const BLOCK_CALLS = 4;
+/** Turns at least (fewer would not give a median of blocks), at most (enough at small sizes). */
+const MIN_TURNS = 3;
+const MAX_TURNS = 15;
 
 /** The backend/variant pairs the router weighed for this call: its trials, and its pick. */
 export function candidatesOf(route: CallOutput['route']): { readonly backend: (typeof BACKEND_NAMES)[number]; readonly variant: string }[] {
@@ -36,8 +39,8 @@ export function candidatesOf(route: CallOutput['route']): { readonly backend: (t
   return out;
 }
 
-/** Turns for calls of about `estMs` each among `contenders`, within `budgetMs` per contender. */
-export const turnsFor = (estMs: number, budgetMs: number): number => Math.max(MIN_TURNS, Math.min(MAX_TURNS, Math.ceil(budgetMs / Math.max(estMs, 0.01))));
+/** Turns for calls of about `estMs` each, within `budgetMs` per contender. */
+export const turnsFor = (estMs: number, budgetMs: number): number => Math.max(MIN_TURNS, Math.min(MAX_TURNS, Math.ceil(budgetMs / (BLOCK_CALLS * Math.max(estMs, 0.01)))));
 
 interface Entry {
   readonly key: string;
@@ -46,7 +49,7 @@ interface Entry {
 
 /**
  * Opens each candidate as its own backend here (released before returning), warms it as its row
- * was warmed (`warm`), then times `turns` rounds of one call each: the router (already settled)
+ * was warmed (`warm`), then times `turns` rounds of one block each: the router (already settled)
  * and every candidate. A candidate that fails to open or run is left out and named in `skipped`.
  * The candidates' outputs are checked in their own rows, not here.
  */
@@ -95,12 +98,14 @@ export async function measureSideBySide(
     for (let i = 0; i < turns; i++) {
       for (let j = 0; j < entries.length; j++) {
         const at = (i + j) % entries.length;
-        const t = performance.now();
-        const out = await entries[at]!.run();
-        times[at]!.push(performance.now() - t);
-        if (at === 0 && out.route?.backend !== undefined) {
-          const to = `${out.route.backend}/${out.route.variant ?? ''}`;
-          routedTo[to] = (routedTo[to] ?? 0) + 1;
+        for (let k = 0; k < BLOCK_CALLS; k++) {
+          const t = performance.now();
+          const out = await entries[at]!.run();
+          if (k > 0) times[at]!.push(performance.now() - t);
+          if (at === 0 && out.route?.backend !== undefined) {
+            const to = `${out.route.backend}/${out.route.variant ?? ''}`;
+            routedTo[to] = (routedTo[to] ?? 0) + 1;
+          }
         }
       }
     }

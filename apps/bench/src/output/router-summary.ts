@@ -11,7 +11,7 @@ import { ROUTER } from '../backends.js';
 import { isPeer } from '../peers/index.js';
 import type { BenchReport, Row } from '../types.js';
 import { fmtMs } from './format.js';
-import { sideBySideRatio } from '../side-by-side.js';
+import { BLOCK_CALLS, sideBySideRatio } from '../side-by-side.js';
 
 /** The router's goal against the best single backend (issue 16): its median within this factor. */
 export const ROUTER_TARGET = 1.1;
@@ -111,7 +111,7 @@ export function routerSummaryMarkdown(r: BenchReport): string[] {
     ...(besideColumn
       ? [
           '',
-          `"Side by side" is the router's median over the fastest of the backends it weighed (its trials and its pick), each opened afresh in the router's process and called in turn with the router, one call each, the order rotated every turn${r.rounds !== undefined && r.rounds > 1 ? '; the median over rounds' : ''}: a process's speed, which differs from one process to the next, is then the same for all of them. ${besideWithin} of ${beside} within ${ROUTER_TARGET}× side by side. "Best there ÷ own" is the best row's backend and variant called there over its own row${r.rounds !== undefined && r.rounds > 1 ? ' (round for round, the median)' : ''}: above 1, the router's processes ran slower, which the side-by-side ratio does not show.`,
+          `"Side by side" is the router's median over the fastest of the backends it weighed (its trials and its pick), each opened afresh in the router's process and called in turn with the router, ${BLOCK_CALLS} calls back to back each (the first untimed), the order rotated every turn${r.rounds !== undefined && r.rounds > 1 ? '; the median over rounds' : ''}: a process's speed, which differs from one process to the next, is then the same for all of them. ${besideWithin} of ${beside} within ${ROUTER_TARGET}× side by side. "Best there ÷ own" is the best row's backend and variant called there over its own row${r.rounds !== undefined && r.rounds > 1 ? ' (round for round, the median)' : ''}: above 1, the router's processes ran slower, which the side-by-side ratio does not show.`,
         ]
       : []),
     '',
