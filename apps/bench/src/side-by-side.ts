@@ -13,6 +13,8 @@ import { openBackend, type CallOutput, type Contender } from './backends.js';
 export interface SideBySide {
   /** Turns: each contender ran one block of BLOCK_CALLS calls per turn, its first call untimed. */
   readonly turns: number;
+  /** Calls per block (absent: 1, one call each per turn, in the reports of the first runs). */
+  readonly blockCalls?: number;
   readonly routerMs: number;
   /** Where the router's calls here went (backend/variant: calls). */
   readonly routedTo: Readonly<Record<string, number>>;
@@ -110,7 +112,7 @@ export async function measureSideBySide(
       }
     }
     const direct = Object.fromEntries(entries.slice(1).map((e, i) => [e.key, median(times[i + 1]!)]));
-    return { sideBySide: { turns, routerMs: median(times[0]!), routedTo, direct }, skipped };
+    return { sideBySide: { turns, blockCalls: BLOCK_CALLS, routerMs: median(times[0]!), routedTo, direct }, skipped };
   } finally {
     for (const b of opened) await b.dispose().catch(() => {});
   }

@@ -70,6 +70,7 @@ describe('the router side by side with the backends it weighed', () => {
     // After the call that gave the route: one estimating call and a block per turn.
     expect(r.calls).toBe(1 + 1 + s.turns * BLOCK_CALLS);
     expect(s.routedTo).toEqual({ 'cpu/wasm-simd': s.turns * BLOCK_CALLS });
+    expect(s.blockCalls).toBe(BLOCK_CALLS);
     expect(opened.every((b) => b.disposed)).toBe(true);
   });
 
@@ -120,6 +121,10 @@ describe('the side-by-side figures in the report', () => {
     expect(md).toMatch(/\| side by side \| best there ÷ own \|\n/);
     expect(md).toContain('| 1.10× | 1.00× |');
     expect(formatTable(report(rows, 3))).toContain('side by side in its process 1 of 1');
+    // Rows from before blocks say one call each; rows with blocks say how many.
+    expect(md).toContain('called in turn with the router, one call each,');
+    const inBlocks = rows.map((r) => (r.status === 'ok' && r.sideBySide ? { ...r, sideBySide: { ...r.sideBySide, blockCalls: 4 } } : r));
+    expect(formatMarkdown(report(inBlocks, 3))).toContain('called in turn with the router, 4 calls back to back each (the first untimed),');
   });
 
   it("marks a ratio whose run's best row was not among the candidates beside the router, and leaves the columns out of reports without the timing", () => {

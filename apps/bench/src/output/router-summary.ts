@@ -11,7 +11,7 @@ import { ROUTER } from '../backends.js';
 import { isPeer } from '../peers/index.js';
 import type { BenchReport, Row } from '../types.js';
 import { fmtMs } from './format.js';
-import { BLOCK_CALLS, sideBySideRatio } from '../side-by-side.js';
+import { sideBySideRatio } from '../side-by-side.js';
 
 /** The router's goal against the best single backend (issue 16): its median within this factor. */
 export const ROUTER_TARGET = 1.1;
@@ -86,6 +86,12 @@ function summary(r: BenchReport): { readonly all: RouterComparison[]; readonly w
   return { all, within: all.filter((c) => c.ratio <= ROUTER_TARGET).length, beside: side.length, besideWithin: side.filter((c) => c.sideBySide! <= ROUTER_TARGET).length };
 }
 
+/** How the side-by-side calls ran, from the rows' own record of it. */
+function blocks(all: readonly RouterComparison[]): string {
+  const n = new Set(all.flatMap((c) => (c.router.sideBySide === undefined ? [] : [c.router.sideBySide.blockCalls ?? 1])));
+  return n.size === 1 && n.has(1) ? 'one call each' : `${[...n].join(' or ')} calls back to back each (the first untimed)`;
+}
+
 /** The side-by-side ratio, marked where the run's best row was not among the candidates timed beside the router. */
 const besideCell = (c: RouterComparison): string => (c.sideBySide === undefined ? '—' : `${c.sideBySide.toFixed(2)}×${c.bestBeside === false ? ' (best row not beside it)' : ''}`);
 
@@ -111,7 +117,7 @@ export function routerSummaryMarkdown(r: BenchReport): string[] {
     ...(besideColumn
       ? [
           '',
-          `"Side by side" is the router's median over the fastest of the backends it weighed (its trials and its pick), each opened afresh in the router's process and called in turn with the router, ${BLOCK_CALLS} calls back to back each (the first untimed), the order rotated every turn${r.rounds !== undefined && r.rounds > 1 ? '; the median over rounds' : ''}: a process's speed, which differs from one process to the next, is then the same for all of them. ${besideWithin} of ${beside} within ${ROUTER_TARGET}× side by side. "Best there ÷ own" is the best row's backend and variant called there over its own row${r.rounds !== undefined && r.rounds > 1 ? ' (round for round, the median)' : ''}: above 1, the router's processes ran slower, which the side-by-side ratio does not show.`,
+          `"Side by side" is the router's median over the fastest of the backends it weighed (its trials and its pick), each opened afresh in the router's process and called in turn with the router, ${blocks(all)}, the order rotated every turn${r.rounds !== undefined && r.rounds > 1 ? '; the median over rounds' : ''}: a process's speed, which differs from one process to the next, is then the same for all of them. ${besideWithin} of ${beside} within ${ROUTER_TARGET}× side by side. "Best there ÷ own" is the best row's backend and variant called there over its own row${r.rounds !== undefined && r.rounds > 1 ? ' (round for round, the median)' : ''}: above 1, the router's processes ran slower, which the side-by-side ratio does not show.`,
         ]
       : []),
     '',
