@@ -37,7 +37,7 @@ export function buildProgram(): Command {
     .option('--no-progress', 'no progress bar even on a terminal')
     .option('--no-floor', "skip the memory floor and compute ceiling probes (copy and fresh-output write speeds, the tables' \"vs floor\" column; the threads' multiply-add speed-up)")
     .option('--in-process', 'run every backend in this process instead of one child process per backend (a WebGPU or WebAssembly row then slows the JavaScript rows after it)')
-    .option('--no-side-by-side', "skip timing the router's rows again beside the backends it weighed, call for call in its own process")
+    .option('--no-side-by-side', "skip timing the router's rows again beside the backends it weighed, in turns of back-to-back calls in its own process")
     .option('--rounds <n>', 'run each backend in n child processes, round-robin (every backend once, then again), and keep for each row the round with the median median; the report lists every round\'s median (a machine whose speed drifts, or a process that starts slow, then shows as spread instead of moving one row)', '1');
 }
 

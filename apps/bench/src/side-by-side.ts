@@ -5,7 +5,7 @@
  * the router and for them, while each call still finds the caches as a loop of its own leaves them.
  */
 import { median } from '@kernelkit/core';
-import type { OpArgs, OpName } from '@kernelkit/ops';
+import type { BackendName, OpArgs, OpName } from '@kernelkit/ops';
 import { BACKEND_NAMES, type BackendLoaders } from 'kernelkit';
 import { openBackend, type CallOutput, type Contender } from './backends.js';
 
@@ -29,13 +29,13 @@ const MIN_TURNS = 3;
 const MAX_TURNS = 15;
 
 /** The backend/variant pairs the router weighed for this call: its trials, and its pick. */
-export function candidatesOf(route: CallOutput['route']): { readonly backend: (typeof BACKEND_NAMES)[number]; readonly variant: string }[] {
+export function candidatesOf(route: CallOutput['route']): { readonly backend: BackendName; readonly variant: string }[] {
   const keys = new Set(Object.keys(route?.trials ?? {}));
   if (route?.backend !== undefined && route.variant !== undefined) keys.add(`${route.backend}/${route.variant}`);
-  const out: { backend: (typeof BACKEND_NAMES)[number]; variant: string }[] = [];
+  const out: { backend: BackendName; variant: string }[] = [];
   for (const k of keys) {
     const slash = k.indexOf('/');
-    const backend = k.slice(0, slash) as (typeof BACKEND_NAMES)[number];
+    const backend = k.slice(0, slash) as BackendName;
     if (slash > 0 && BACKEND_NAMES.includes(backend)) out.push({ backend, variant: k.slice(slash + 1) });
   }
   return out;

@@ -66,7 +66,7 @@ export function routerComparisons(rows: readonly Row[], rounds?: number): Router
     const beside = sides === undefined ? undefined : median(sides.map(sideBySideRatio));
     // The best row's backend/variant called in the router's process over its own row, round for round.
     const bestKey = `${best.backend}/${best.variant}`;
-    const ownRounds = sides !== undefined && sides.length >= 2 ? (paired ? [...best.roundMediansMs!] : undefined) : [best.stats.medianMs];
+    const ownRounds = sides !== undefined && sides.length >= 2 ? paired?.[1] : [best.stats.medianMs];
     const hereOverOwn = sides === undefined || ownRounds === undefined || sides.some((x) => x.direct[bestKey] === undefined) ? undefined : median(sides.map((x, i) => x.direct[bestKey]! / ownRounds[i]!));
     out.push({
       op: router.op, label: router.label, router, best, ratio: router.stats.medianMs / best.stats.medianMs,
