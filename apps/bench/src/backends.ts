@@ -5,6 +5,7 @@ import { BACKEND_NAMES, createKernels, defaultLoaders, type BackendLoaders } fro
 import type { Backend, BackendName, OpArgs, OpData, OpName, RunOptions } from '@kernelkit/ops';
 import type { BenchCase } from './cases.js';
 import { PEER_NAMES, PEER_OPS, isPeer, openPeer, type Peer, type PeerName } from './peers/index.js';
+import { errorMessage } from '@kernelkit/core';
 
 /** The facade's per-call router, benchmarked as one more row per case next to the backends. */
 export const ROUTER = 'kernelkit';
@@ -100,7 +101,7 @@ export async function openBackend(name: BenchBackend, threads: number | undefine
     const backend = await loaders[name](name === 'webgpu' ? { adapter: 'any' } : threads === undefined ? {} : { threads });
     return { status: 'ok', backend: fromBackend(backend), startMs: performance.now() - t0 };
   } catch (err) {
-    return { status: 'errored', reason: err instanceof Error ? err.message : String(err) };
+    return { status: 'errored', reason: errorMessage(err) };
   }
 }
 

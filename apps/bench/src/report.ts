@@ -17,6 +17,7 @@ import { renderCharts } from './output/svg.js';
 import type { BenchReport } from './types.js';
 import { mergeReports } from './merge.js';
 import { writeOutputs } from './output/write.js';
+import { errorMessage } from '@kernelkit/core';
 
 const OTHERS = /^(webgpu|piscina|gpujs)-/;
 
@@ -28,7 +29,7 @@ async function main(dir: string): Promise<void> {
     try {
       r = JSON.parse(await readFile(join(dir, f), 'utf8')) as BenchReport;
     } catch (err) {
-      process.stderr.write(`skipping ${f}: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`skipping ${f}: ${errorMessage(err)}\n`);
       continue;
     }
     if (r.schema !== 'kernelkit-bench/1') {

@@ -2,6 +2,7 @@ import type { DeviceArray, OpArgs, OpName, RunOptions } from '@kernelkit/ops';
 import type { Contender } from './backends.js';
 import { checkResult, type Reference } from './check.js';
 import { measure, singleSample } from './measure.js';
+import { errorMessage } from '@kernelkit/core';
 
 /** The backends whose rows get a `resident` time: those that keep a DeviceArray in device memory. */
 export const RESIDENT_BACKENDS: readonly string[] = ['webgpu'];
@@ -12,7 +13,6 @@ export interface ResidentResult {
   readonly notes: readonly string[];
 }
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 const skipped = (why: string): ResidentResult => ({ notes: [`resident not measured: ${why}`] });
 
 type DeviceCall = (op: OpName, args: OpArgs<OpName>, o: RunOptions<never>) => Promise<DeviceArray>;
@@ -55,7 +55,7 @@ export async function measureResident(
   try {
     handle = await toDevice(run, (args as { input: unknown }).input);
   } catch (err) {
-    return skipped(`the input could not be put on the device (${message(err)})`);
+    return skipped(`the input could not be put on the device (${errorMessage(err)})`);
   }
   try {
     // A backend may hold a DeviceArray in host memory (an op that returns host arrays): a time
@@ -91,7 +91,7 @@ export async function measureResident(
           );
     return { medianMs: m.stats.medianMs, notes: [] };
   } catch (err) {
-    return skipped(message(err));
+    return skipped(errorMessage(err));
   } finally {
     handle.dispose();
   }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TRIAL_MAX_CALLS, WARM_UP_MAX_CALLS, type BackendLoaders } from 'kernelkit';
-import { callsUntilResultsReused, median, writeFileAtomic } from '@kernelkit/core';
+import { callsUntilResultsReused, median, writeFileAtomic, errorMessage } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
 import { OP_NAMES, type GridPoints, type OpArgs, type OpData, type OpName, type RunOptions } from '@kernelkit/ops';
 import { ROUTED_VARIANT, ROUTER, benchOps, capReason, openBackend, type BenchBackend, type CallOutput, type Contender } from './backends.js';
@@ -41,8 +41,6 @@ export const pairsDone = (rows: readonly Row[]): number => new Set(rows.map((r) 
 
 /** The report's isolation line for a run of every backend in this one process. */
 export const IN_PROCESS = 'all backends in one process (--in-process): rows after a WebGPU or peer row may be slowed by detached ArrayBuffers';
-
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function call(b: Contender, op: OpName, args: OpArgs<OpName>, o: RunOptions<never>): Promise<CallOutput> {
   return b.call(op, args, o);
@@ -301,7 +299,7 @@ async function runRow(b: Contender, name: BenchBackend, c: BenchCase, variant: s
       ...(notes.length ? { notes } : {}),
     };
   } catch (err) {
-    return { ...key, status: 'errored', message: message(err) };
+    return { ...key, status: 'errored', message: errorMessage(err) };
   }
 }
 

@@ -4,7 +4,7 @@
  * shared VM differs from one process to the next by far more than routing costs, is the same for
  * the router and for them, while each call still finds the caches as a loop of its own leaves them.
  */
-import { median } from '@kernelkit/core';
+import { median, errorMessage } from '@kernelkit/core';
 import type { BackendName, OpArgs, OpName } from '@kernelkit/ops';
 import { BACKEND_NAMES, type BackendLoaders } from 'kernelkit';
 import { openBackend, type CallOutput, type Contender } from './backends.js';
@@ -84,7 +84,7 @@ export async function measureSideBySide(
         await o.warm(got.backend, c.variant, first);
         entries.push({ key, run: () => got.backend.call(op, args, { variant: c.variant }) });
       } catch (err) {
-        skipped.push(`${key}: ${err instanceof Error ? err.message : String(err)}`);
+        skipped.push(`${key}: ${errorMessage(err)}`);
       }
     }
     if (entries.length < 2) return { skipped };

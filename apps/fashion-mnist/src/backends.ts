@@ -4,6 +4,7 @@
  * start is reported as skipped, with the reason) and this app must build without them.
  */
 import type { Backend, DeviceArray } from '@kernelkit/ops';
+import { errorMessage } from '@kernelkit/core';
 
 export const BACKEND_CHOICES = ['auto', 'cpu', 'piscina', 'webgpu', 'gpujs'] as const;
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
@@ -29,7 +30,7 @@ const FACTORIES: Record<ConcreteBackend, { pkg: string; fn: string }> = {
   gpujs: { pkg: '@kernelkit/gpujs', fn: 'createGpujsBackend' },
 };
 
-const why = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n').join(' ');
+const why = (err: unknown): string => errorMessage(err).split('\n').join(' ');
 
 async function loadFactory(pkg: string, fn: string): Promise<Factory> {
   const specifier: string = pkg;

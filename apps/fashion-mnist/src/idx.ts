@@ -7,7 +7,7 @@
  * problem is: in the compressed file for gzip errors, in the decompressed stream for IDX errors.
  */
 import { constants as zlibConstants, createGunzip, gunzipSync } from 'node:zlib';
-import { FileFormatError } from '@kernelkit/core';
+import { FileFormatError, errorMessage } from '@kernelkit/core';
 import { readBoundedFile } from '@kernelkit/ops';
 
 export const IDX_IMAGES_MAGIC = 0x00000803;
@@ -154,7 +154,7 @@ const zlibDataError = (err: unknown): boolean => err instanceof Error && typeof 
  * prefix that already fails ends at the byte where zlib detects the damage.
  */
 function gzipFailure(gz: Uint8Array, err: unknown, maxBytes: number): string {
-  const why = err instanceof Error ? err.message : String(err);
+  const why = errorMessage(err);
   const partial = (n: number): number | undefined => {
     try {
       // The stream failed before passing the limit, so a prefix of it decodes to no more than that.

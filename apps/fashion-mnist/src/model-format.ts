@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FileFormatError } from '@kernelkit/core';
+import { FileFormatError, errorMessage } from '@kernelkit/core';
 import { readBoundedFile } from '@kernelkit/ops';
 
 export const TENSOR_SHAPES = {
@@ -132,7 +132,7 @@ export async function readModel(dir: string): Promise<{ manifest: Manifest; weig
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new FileFormatError(manifestFile, `not readable JSON: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
+    throw new FileFormatError(manifestFile, `not readable JSON: ${errorMessage(err)}`, undefined, { cause: err });
   }
   const manifest = parseManifest(json, manifestFile);
   const binFile = join(dir, manifest.weightsFile);

@@ -23,6 +23,7 @@ import { INPUT_SIZE, MODEL_IMAGE, resizeBilinear } from './resize.js';
 import { mulberry32, shuffledIndices } from './rng.js';
 import { recordKernelkitAccuracy } from './evaluate-model.js';
 import { registerWasmConv2dBackpropFilter } from './tfjs-wasm-patch.js';
+import { errorMessage } from '@kernelkit/core';
 
 const int = (v: string): number => {
   const n = Number(v);
@@ -44,7 +45,7 @@ async function pickBackend(wanted: 'wasm' | 'cpu'): Promise<{ name: string; note
       }
       return { name: await fallback(), note: 'wasm backend did not initialise; fell back to tfjs-backend-cpu' };
     } catch (err) {
-      return { name: await fallback(), note: `wasm backend failed (${err instanceof Error ? err.message : String(err)}); fell back to tfjs-backend-cpu` };
+      return { name: await fallback(), note: `wasm backend failed (${errorMessage(err)}); fell back to tfjs-backend-cpu` };
     }
   }
   return { name: await fallback(), note: 'tfjs-backend-cpu (asked for)' };

@@ -135,3 +135,6 @@ export function raceAbort<T>(p: Promise<T>, signal: AbortSignal | undefined): Pr
     );
   });
 }
+
+/** The text of anything thrown: an Error's message, else the value as a string (a rejection may carry any value). */
+export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -11,6 +11,7 @@ export {
   WorkerError,
   throwIfAborted,
   raceAbort,
+  errorMessage,
 } from './errors.js';
 export type { KernelkitErrorCode, BackendFailure } from './errors.js';
 export {

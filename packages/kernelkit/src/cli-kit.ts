@@ -11,7 +11,7 @@ import { access, realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CommanderError, InvalidArgumentError as CommanderArgumentError, type Command } from 'commander';
-import { InvalidArgumentError } from '@kernelkit/core';
+import { InvalidArgumentError, errorMessage } from '@kernelkit/core';
 
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
@@ -90,7 +90,7 @@ export function reportError(prog: string, err: unknown): number {
   // Commander printed its own message (or the help / version asked for) before throwing. Its
   // InvalidArgumentError only arrives here when a CLI throws it after parsing, unprinted.
   if (err instanceof CommanderError && !(err instanceof CommanderArgumentError)) return err.exitCode === 0 ? 0 : EXIT_USAGE;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   if (err instanceof UsageError || err instanceof InvalidArgumentError || err instanceof CommanderArgumentError) {
     process.stderr.write(`${prog}: ${message}\nTry '${prog} --help'.\n`);
     return EXIT_USAGE;
@@ -124,7 +124,7 @@ export interface PathOption {
   readonly path: string;
 }
 
-const reason = (err: unknown): string => (err instanceof Error && 'code' in err ? String(err.code) : err instanceof Error ? err.message : String(err));
+const reason = (err: unknown): string => (err instanceof Error && 'code' in err ? String(err.code) : errorMessage(err));
 
 /** What makes two paths the same file: device and inode when it exists, else its path with the folder's links resolved. */
 async function fileIdentity(path: string, st: Stats | undefined): Promise<string> {

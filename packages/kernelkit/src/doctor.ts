@@ -9,6 +9,7 @@ import { cachedBackend, cachedChoices, candidateSet, defaultCalibrationPath, mac
 import { allBands, type Band } from './router/bands.js';
 import type { BackendCost, CostModel } from './router/cost-model.js';
 import { autoCandidates, backendKey } from './router/keys.js';
+import { errorMessage } from '@kernelkit/core';
 
 export type BackendStatus =
   | { readonly backend: BackendName; readonly status: 'available'; readonly info: BackendInfo; readonly variants: Readonly<Record<OpName, readonly string[]>>; readonly startMs: number }
@@ -33,13 +34,11 @@ export interface DoctorReport {
     | { readonly status: 'errored'; readonly message: string };
 }
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
 async function probe<T>(f: () => Promise<T> | T): Promise<Probe<T>> {
   try {
     return { status: 'ok', value: await f() };
   } catch (err) {
-    return { status: 'errored', message: message(err) };
+    return { status: 'errored', message: errorMessage(err) };
   }
 }
 
@@ -52,7 +51,7 @@ async function backendStatus(name: BackendName, create: () => Promise<Backend>):
     const variants = Object.fromEntries(OP_NAMES.map((op) => [op, b!.variants(op)])) as Record<OpName, readonly string[]>;
     return { backend: name, status: 'available', info: b.info, variants, startMs };
   } catch (err) {
-    return { backend: name, status: 'unavailable', reason: message(err) };
+    return { backend: name, status: 'unavailable', reason: errorMessage(err) };
   } finally {
     // A live WebGPU device or worker pool would keep the process alive.
     await b?.dispose().catch(() => {});
@@ -133,7 +132,7 @@ export async function runDoctor(options: ResolveOptions = {}, loaders: BackendLo
     await r.backend.dispose();
     autoSelection = { status: 'ok', selected: r.selected, skipped: r.skipped };
   } catch (err) {
-    autoSelection = { status: 'errored', message: message(err) };
+    autoSelection = { status: 'errored', message: errorMessage(err) };
   }
   const calibration = await probe(() => cachedModel(options, loaders, cachePath));
   return { machine, backends, webgpuProbe, gpujsModes, gl, calibration, autoSelection };

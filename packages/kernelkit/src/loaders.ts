@@ -1,4 +1,5 @@
 import type { AdapterKind, Backend, BackendName, GpujsMode, ModeProbe, WebGpuProbe } from '@kernelkit/ops';
+import { errorMessage } from '@kernelkit/core';
 
 export interface LoadOptions {
   readonly threads?: number;
@@ -50,7 +51,7 @@ export async function importBackendPackage<M>(specifier: string, importModule: I
     return (await importModule(specifier)) as M;
   } catch (err) {
     if (isMissingPackage(err, specifier)) throw new Error(notInstalledReason(specifier), { cause: err });
-    throw new Error(`cannot import ${specifier}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`cannot import ${specifier}: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -71,7 +72,7 @@ export function packageLoaders(importModule?: ImportModule): BackendLoaders {
       try {
         return await (await load<WebGpuModule>('webgpu')).probeWebGpu();
       } catch (err) {
-        return { available: false, reason: err instanceof Error ? err.message : String(err) };
+        return { available: false, reason: errorMessage(err) };
       }
     },
     probeGpujsModes: async () => (await load<GpujsModule>('gpujs')).probeGpujsModes(),

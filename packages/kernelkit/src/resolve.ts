@@ -1,4 +1,4 @@
-import { BackendUnavailableError, InvalidArgumentError, assertInteger, readEnumEnv, type BackendFailure } from '@kernelkit/core';
+import { BackendUnavailableError, InvalidArgumentError, assertInteger, readEnumEnv, errorMessage, type BackendFailure } from '@kernelkit/core';
 import type { Backend, BackendName } from '@kernelkit/ops';
 import { defaultLoaders, type BackendLoaders, type LoadOptions } from './loaders.js';
 import { ADAPTER_KINDS, BACKEND_NAMES, DEFAULT_ORDER, SOFTWARE_ADAPTER_REASON, type AdapterKind } from './names.js';
@@ -26,8 +26,6 @@ export interface Resolved {
   readonly skipped: readonly BackendFailure[];
   readonly forced: boolean;
 }
-
-const reasonOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function checkName(value: unknown, name: string): asserts value is BackendName {
   if (typeof value !== 'string' || !(BACKEND_NAMES as readonly string[]).includes(value)) {
@@ -76,7 +74,7 @@ export async function resolveBackend(options: ResolveOptions = {}, ctx: ResolveC
       const backend = await loaders[forced](forced === 'webgpu' ? { ...load, adapter: adapter ?? 'hardware' } : load);
       return { backend, selected: forced, skipped: [], forced: true };
     } catch (err) {
-      throw new BackendUnavailableError(`the forced backend ${forced} could not start`, [{ backend: forced, reason: reasonOf(err) }], { cause: err });
+      throw new BackendUnavailableError(`the forced backend ${forced} could not start`, [{ backend: forced, reason: errorMessage(err) }], { cause: err });
     }
   }
 
@@ -86,7 +84,7 @@ export async function resolveBackend(options: ResolveOptions = {}, ctx: ResolveC
       const backend = name === 'webgpu' ? await tryWebGpu(loaders, load, skipped) : await loaders[name](load);
       if (backend) return { backend, selected: name, skipped, forced: false };
     } catch (err) {
-      skipped.push({ backend: name, reason: reasonOf(err) });
+      skipped.push({ backend: name, reason: errorMessage(err) });
     }
   }
   throw new BackendUnavailableError(`no backend could start (tried ${order.join(', ')})`, skipped);

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { AbortError, copyInto, DisposedError, KernelkitError, now, WorkerError, type TypedArray } from '@kernelkit/core';
+import { AbortError, copyInto, DisposedError, KernelkitError, now, WorkerError, type TypedArray, errorMessage } from '@kernelkit/core';
 import type { OpName } from '@kernelkit/ops';
 import { bufferId } from './buffer-ids.js';
 import type { Pool } from './pool.js';
@@ -354,7 +354,7 @@ export class Call {
     if (this.pool.disposed) return new DisposedError('piscina');
     const err = this.hasError ? this.error : new Error('a stencil participant stopped without a reported failure');
     if (err instanceof KernelkitError || (this.hasError && !this.errorFromWorker)) return err as Error;
-    const msg = err instanceof Error ? err.message : String(err);
+    const msg = errorMessage(err);
     return new WorkerError(`${this.op}: a worker failed: ${msg}`, { cause: err });
   }
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { BackendUnavailableError, BufferCache, InvalidArgumentError, KEEP_BYTES, ResultMemory } from '@kernelkit/core';
+import { BackendUnavailableError, BufferCache, InvalidArgumentError, KEEP_BYTES, ResultMemory, errorMessage } from '@kernelkit/core';
 import type { Backend, OpName } from '@kernelkit/ops';
 import { newSharedMemory, wasmSupport, type WasmSupport } from '@kernelkit/cpu';
 import type { ModuleMemory, PoolWorkerData, Task } from './protocol.js';
@@ -160,7 +160,7 @@ export class Pool {
     } catch (err) {
       await piscina.destroy().catch(() => {});
       const cause = startError ?? err;
-      const reason = `a worker failed to start: ${cause instanceof Error ? cause.message : String(cause)}`;
+      const reason = `a worker failed to start: ${errorMessage(cause)}`;
       throw new BackendUnavailableError('piscina: cannot start the worker pool', [{ backend: 'piscina', reason }], { cause });
     }
     return new Pool(piscina, maxThreads, workerData);

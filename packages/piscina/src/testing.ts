@@ -2,7 +2,7 @@
  * Testing hooks: reach into a Piscina backend's pool to exercise failure paths and observe the
  * data path. Not part of the ops; exported as `@kernelkit/piscina/testing`.
  */
-import { assertInteger, assertObject, assertOneOf, WorkerError } from '@kernelkit/core';
+import { assertInteger, assertObject, assertOneOf, WorkerError, errorMessage } from '@kernelkit/core';
 import { OP_NAMES, type Backend, type OpName } from '@kernelkit/ops';
 import { poolOf, removeSubmitHook, setSubmitHook, type CallStats, type SubmitHook } from './pool.js';
 import { TESTING_WORKER_URL, type FaultAction, type FaultTask, type TestTask } from './testing-protocol.js';
@@ -23,7 +23,7 @@ export async function runWorkerTestTask(backend: Backend, action: TestTask['acti
   try {
     return await pool.piscina.run({ kind: 'test', action, ...(ms === undefined ? {} : { ms }) } satisfies TestTask, { filename: TESTING_WORKER_URL.href });
   } catch (err) {
-    throw new WorkerError(`test task: a worker failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new WorkerError(`test task: a worker failed: ${errorMessage(err)}`, { cause: err });
   }
 }
 

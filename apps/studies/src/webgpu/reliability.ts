@@ -6,7 +6,7 @@
  * default. Writes a JSON summary (cases tried and passed, failures with messages, timings) and
  * exits 1 on any failure, 2 on bad usage.
  */
-import { DeviceError, InvalidArgumentError } from '@kernelkit/core';
+import { DeviceError, InvalidArgumentError, errorMessage } from '@kernelkit/core';
 import type { Backend, OpArgs, OpData, OpName } from '@kernelkit/ops';
 import { createWebGpuBackend, type AdapterKind } from '@kernelkit/webgpu';
 import { dispatchOversized, failNextDeviceRecreation, liveGpuBuffers, loseDevice, webgpuStats } from '@kernelkit/webgpu/testing';
@@ -252,7 +252,7 @@ async function deviceLoss(): Promise<void> {
     });
     await runCase(name, 'calls queued behind it run on a recreated device, with a note', async () => {
       const [c, r] = await within(Promise.all(queued), 60_000, 'the queued calls');
-      check(c === undefined, `conv2d: ${c instanceof Error ? c.message : String(c)}`);
+      check(c === undefined, `conv2d: ${errorMessage(c)}`);
       check(!(r instanceof Error), `scan: ${(r as Error).message}`);
       const res = r as { data: Int32Array; notes?: readonly string[] };
       const msg = checkResult('scan', scanArgs, res.data, { kind: 'f64' }).message;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import { readEnumEnv, UnsupportedError } from '@kernelkit/core';
+import { readEnumEnv, UnsupportedError, errorMessage } from '@kernelkit/core';
 
 /**
  * The WebAssembly SIMD kernels (assembly/kernels.ts), built by `npm run build` into dist/ in two
@@ -161,7 +161,7 @@ export function wasmSupport(): WasmSupport | { readonly unavailable: string } {
   try {
     support = { flavour: relaxed ? 'relaxed-simd' : 'simd', module: new wasmApi.Module(readFileSync(url)), ...(how === undefined ? {} : { chosenBy: how }) };
   } catch (e) {
-    support = { unavailable: `the WebAssembly kernels could not be loaded from ${url.pathname} (${e instanceof Error ? e.message : String(e)}); run npm run build` };
+    support = { unavailable: `the WebAssembly kernels could not be loaded from ${url.pathname} (${errorMessage(e)}); run npm run build` };
   }
   return support;
 }

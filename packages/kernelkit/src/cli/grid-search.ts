@@ -3,6 +3,7 @@ import { CS610_DISP_PATH, CS610_GRID_PATH, formatCs610Results, readCs610Problem,
 import { createKernels } from '../kernels.js';
 import { ADAPTER_KINDS, BACKEND_NAMES, type AdapterKind } from '../names.js';
 import { STDOUT, UsageError, checkOutputPaths, optionalTarget, parseChoice, parseIntOption, parseNumberOption, stderrIsTerminal, writeTarget } from '../cli-kit.js';
+import { errorMessage } from '@kernelkit/core';
 
 export interface GridSearchCliOptions {
   readonly grid?: string;
@@ -30,7 +31,7 @@ async function writeOutput(option: string, target: string, text: string): Promis
   try {
     await writeTarget(target, text);
   } catch (err) {
-    throw new Error(`${option}: cannot write ${target}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`${option}: cannot write ${target}: ${errorMessage(err)}`, { cause: err });
   }
 }
 

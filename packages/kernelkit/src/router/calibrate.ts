@@ -2,7 +2,7 @@ import {
   CS610_DISP_PATH, CS610_GRID_PATH, OP_NAMES, makeConv2dArgs, makeConvLayerArgs, makeScanArgs, makeStencil3dArgs, readCs610Problem, reduceGrid,
   type Backend, type BackendName, type DeviceArray, type OpName,
 } from '@kernelkit/ops';
-import { median } from '@kernelkit/core';
+import { median, errorMessage } from '@kernelkit/core';
 import { callShape } from './call-shape.js';
 import { timeOf, type BackendCost, type CalibrationSample, type OpCost, type TransferFit } from './cost-model.js';
 import { DEFAULT_EXPLORE_FACTOR } from './explore.js';
@@ -99,8 +99,6 @@ async function timeCall(run: () => Promise<unknown>, spendMs: number): Promise<n
   return median(times);
 }
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
 /**
  * Measures each target's default variant of every op at the calibration sizes, size by size
  * across all targets (so a budget cut leaves every backend with its small sizes rather than
@@ -147,7 +145,7 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
         try {
           Object.assign(results.get(t.name)!, await timed(t.name, () => measureTransfers(t.backend)));
         } catch (err) {
-          skipped.push(`${step}: ${message(err)}`);
+          skipped.push(`${step}: ${errorMessage(err)}`);
         }
       }
       tick(step);
@@ -190,7 +188,7 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
             samples.set(key, have);
             results.get(t.name)!.ops[op] = { [variant]: { fit: fitTime(have), samples: [...have] } };
           } catch (err) {
-            skipped.push(`${step}: ${message(err)}`);
+            skipped.push(`${step}: ${errorMessage(err)}`);
           }
         }
         tick(step);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DisposedError, resultsHeldBetweenCollections, type BackendFailure } from '@kernelkit/core';
+import { DisposedError, resultsHeldBetweenCollections, type BackendFailure, errorMessage } from '@kernelkit/core';
 import { isDeviceArray, OP_NAMES, OPS, type Backend, type BackendName, type OpName, type Result } from '@kernelkit/ops';
 import type { BackendLoaders } from '../loaders.js';
 import { backendKey, type Candidate } from './keys.js';
@@ -102,8 +102,6 @@ const CHILD_SCRIPT = new URL('../../dist/router/calibrate-child.js', import.meta
 
 type Started = { readonly status: 'ok'; readonly backend: Backend; readonly startMs: number } | { readonly status: 'failed'; readonly reason: string };
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
 /**
  * Host-array calls of at most this much work (the op's unit: multiply-adds, point updates, bytes
  * moved, pruned-search node tests) run on the default backend while their op has no calibration, and do not
@@ -118,7 +116,6 @@ interface CalibrateRequest {
   readonly force: boolean;
   readonly onProgress?: (p: CalibrationProgress) => void;
 }
-
 
 /**
  * Per-call routing over several backends. Each is started on the first call routed to it (or
@@ -221,8 +218,8 @@ export class Router {
         },
         (err: unknown): Started => {
           this.epoch++;
-          this.skip(name, message(err));
-          return { status: 'failed', reason: message(err) };
+          this.skip(name, errorMessage(err));
+          return { status: 'failed', reason: errorMessage(err) };
         },
       );
       this.started.set(name, s);
@@ -319,7 +316,7 @@ export class Router {
           process.emitWarning(`${err.message}; ${o.ops.join(', ')} routed to the default backend in this process`, { code: 'KERNELKIT_CALIBRATION_CHILD' });
           return { backends: [], ms: err.limitMs, budgetMs: o.budgetMs, skipped: [err.message], saved: 'nothing saved', path: this.cachePath, model: this.costModel };
         }
-        process.emitWarning(`calibration in a child process failed (${message(err)}); calibrating in this process`, { code: 'KERNELKIT_CALIBRATION_CHILD' });
+        process.emitWarning(`calibration in a child process failed (${errorMessage(err)}); calibrating in this process`, { code: 'KERNELKIT_CALIBRATION_CHILD' });
       }
     }
     return this.calibrateHere(o);
@@ -338,7 +335,7 @@ export class Router {
     try {
       await clearMeasuredChoices(this.cachePath, this.machine);
     } catch (err) {
-      process.emitWarning(`calibration cache ${this.cachePath}: measured choices not cleared: ${message(err)}`, { code: 'KERNELKIT_CALIBRATION_CACHE' });
+      process.emitWarning(`calibration cache ${this.cachePath}: measured choices not cleared: ${errorMessage(err)}`, { code: 'KERNELKIT_CALIBRATION_CACHE' });
     }
     // The first read held the old choices.
     this.fileRead = undefined;
@@ -429,8 +426,8 @@ export class Router {
         await writeCalibrationCache(this.cachePath, this.machine, costs);
         saved = `saved in ${this.cachePath}`;
       } catch (err) {
-        saved = `not saved (${message(err)})`;
-        process.emitWarning(`calibration cache ${this.cachePath} not written: ${message(err)}`, { code: 'KERNELKIT_CALIBRATION_CACHE' });
+        saved = `not saved (${errorMessage(err)})`;
+        process.emitWarning(`calibration cache ${this.cachePath} not written: ${errorMessage(err)}`, { code: 'KERNELKIT_CALIBRATION_CACHE' });
       }
     }
     return { backends: targets.map((t) => t.name), ms: run?.ms ?? 0, budgetMs: o.budgetMs, skipped: run?.skipped ?? [], saved, path: this.cachePath, model: this.costModel };
@@ -507,7 +504,7 @@ export class Router {
     const set = this.candidateSetKey();
     this.writes = this.writes
       .then(() => writeMeasuredChoices(this.cachePath, this.machine, set, { [key]: choice }))
-      .catch((err: unknown) => void process.emitWarning(`calibration cache ${this.cachePath}: measured choice not saved: ${message(err)}`, { code: 'KERNELKIT_CALIBRATION_CACHE' }));
+      .catch((err: unknown) => void process.emitWarning(`calibration cache ${this.cachePath}: measured choice not saved: ${errorMessage(err)}`, { code: 'KERNELKIT_CALIBRATION_CACHE' }));
   }
 
   /** Where this call goes and why, before the call (trial times are added after it). */

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { DEFAULT_PROPERTY_RUNS, fcSeedFromEnv, propertyRunsFromEnv } from './env.js';
+import { errorMessage } from '@kernelkit/core';
 
 /** Runs and seed of a suite's properties: KERNELKIT_FC_RUNS beats the suite's own count, which beats the CI floor. */
 export interface PropertySettings {
@@ -29,7 +30,7 @@ export async function assertProperty<T>(property: fc.IAsyncProperty<T>, settings
   try {
     await fc.assert(property, { numRuns: settings.runs, seed: settings.seed });
   } catch (err) {
-    const report = err instanceof Error ? err.message : String(err);
+    const report = errorMessage(err);
     throw new Error(`${report}\n\n${rerunHint(settings)}`, { cause: err });
   }
 }
