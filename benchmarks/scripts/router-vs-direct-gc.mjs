@@ -11,6 +11,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { benchCases } from '@kernelkit/bench';
+import { median } from '@kernelkit/core';
 import { createKernels, defaultLoaders } from 'kernelkit';
 const [mode, casesArg, callsArg] = process.argv.slice(2);
 const wanted = casesArg.split(',');
@@ -42,9 +43,9 @@ for (const c of benchCases('small').filter((c) => wanted.includes(c.id))) {
     to = r.route ? `${r.route.backend}/${r.variant}:${r.route.choice}` : r.variant; if (i >= calls / 2) tos[to] = (tos[to] ?? 0) + 1;
   }
   await new Promise((r) => setTimeout(r, 50));
-  const late = ms.slice(calls / 2).sort((a, b) => a - b);
+  const late = ms.slice(calls / 2);
   const g = gcs.slice(gcFrom).filter((e) => e.t >= t0h);
-  out.push({ id: c.id, to: JSON.stringify(tos), med: late[late.length >> 1], min: late[0], pfPerCall: (process.resourceUsage().minorPageFault - pf0) / (calls / 2), gcN: g.length, gcMs: g.reduce((s, e) => s + e.d, 0), gcMajor: g.filter((e) => e.kind === 4).length, heapMB: getHeapStatistics().used_heap_size / 2 ** 20 });
+  out.push({ id: c.id, to: JSON.stringify(tos), med: median(late), min: Math.min(...late), pfPerCall: (process.resourceUsage().minorPageFault - pf0) / (calls / 2), gcN: g.length, gcMs: g.reduce((s, e) => s + e.d, 0), gcMajor: g.filter((e) => e.kind === 4).length, heapMB: getHeapStatistics().used_heap_size / 2 ** 20 });
 }
 console.log(JSON.stringify({ mode, out }));
 if (k) await k.dispose(); else await direct.dispose();
