@@ -10,7 +10,7 @@ import { median } from '@kernelkit/core';
 import { Piscina } from 'piscina';
 
 // Doorbell words: JOBS (bumped by the caller per job), DONE (bumped by the worker per job), STATE.
-const JOBS = 0, DONE = 1, STATE = 2;
+const JOBS = 0, DONE = 1, STATE = 2, WORDS = 3;
 const PARKED = 0, SPINNING = 1, TAKEN = 2;
 const busy = (ms) => { const end = performance.now() + ms; while (performance.now() < end); };
 
@@ -18,18 +18,17 @@ export default function task({ ms, resident, spinMs, ctrl }) {
   busy(ms);
   if (!resident) return;
   const w = new Int32Array(ctrl);
-  let seen = Atomics.load(w, JOBS);
-  Atomics.store(w, STATE, SPINNING);
-  Atomics.add(w, DONE, 1);
-  for (let deadline = performance.now() + spinMs; ; deadline = performance.now() + spinMs) {
+  // JOBS moves only after a caller has taken the seat, which it can do only once SPINNING is set:
+  // read here, it is the count the next job changes.
+  for (let seen = Atomics.load(w, JOBS); ; seen = Atomics.load(w, JOBS)) {
+    Atomics.store(w, STATE, SPINNING);
+    Atomics.add(w, DONE, 1);
+    const deadline = performance.now() + spinMs;
     for (let k = 1; Atomics.load(w, JOBS) === seen; k++) {
       // Parks only from SPINNING: a caller that took it (TAKEN) has a job on the way.
       if ((k & 1023) === 0 && performance.now() > deadline && Atomics.compareExchange(w, STATE, SPINNING, PARKED) === SPINNING) return;
     }
-    seen = Atomics.load(w, JOBS);
     busy(ms);
-    Atomics.store(w, STATE, SPINNING);
-    Atomics.add(w, DONE, 1);
   }
 }
 
@@ -48,7 +47,7 @@ if (isMainThread) {
         await pool.run({ ms, resident: false });
         perTask.push(performance.now() - t0 - ms);
       }
-      const ctrl = new SharedArrayBuffer(12);
+      const ctrl = new SharedArrayBuffer(WORDS * Int32Array.BYTES_PER_ELEMENT);
       const w = new Int32Array(ctrl);
       const resident = [];
       let parked = 0;
