@@ -5,10 +5,11 @@
 # where a pooled conv call's time goes (phases, with the calling thread's share), and the cpu backend,
 # Piscina, onnxruntime and tfjs-wasm interleaved round-robin in one process on the plain build and
 # on the relaxed one. slice-cpu-peers: all of that; slice-plain and slice-relaxed: its two halves, each
-# within one device call's limit. Everything in $OUT/s42-PART.tar.gz.
+# within one device call's limit; slice-peers: the two interleaved runs alone (pack with
+# GPU_HOST_PACK_LEAN=cpu-peers so onnxruntime is on the host). Everything in $OUT/s42-PART.tar.gz.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
-part=${1:?usage: gpu-host-2026-12-03-s42.sh slice-cpu-peers|slice-plain|slice-relaxed}
+part=${1:?usage: gpu-host-2026-12-03-s42.sh slice-cpu-peers|slice-plain|slice-relaxed|slice-peers}
 export VK_DRIVER_FILES=/nonexistent/icd.json __EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent/egl.json
 T="taskset -c 2,3"
 CASES=conv2d-4x512-k11,conv2d-1x1024-k5,convlayer-L1-b100,convlayer-L2-b100
@@ -23,6 +24,7 @@ case "$part" in
   slice-cpu-peers) ceilings; phases; plain; relaxed; after ;;
   slice-plain) ceilings; phases; plain; tail -n 6 "$OUT/ceilings/"*.md ;;
   slice-relaxed) relaxed; after ;;
+  slice-peers) plain; relaxed ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac
 host_end "s42-$part"
