@@ -44,9 +44,13 @@ export function callsUntilResultsReused(resultBytes: number, held: number = resu
  * Once the caller's handle is garbage-collected the memory serves the next result of its size,
  * already faulted in, whatever other handles (a worker's, a copy's) still exist. A result's
  * memory is handed over only once nothing but the caller will write it (`handOver`).
+ *
+ * What is kept is a SharedArrayBuffer, or (`M`) an object owning one, such as a shared
+ * WebAssembly memory whose kernels wrote the result in place: then `make` and `bufferOf` say how
+ * to make one and which buffer the caller's handle clones.
  */
-export class ResultMemory {
-  private readonly free: BufferCache<SharedArrayBuffer>;
+export class ResultMemory<M extends object = SharedArrayBuffer> {
+  private readonly free: BufferCache<M>;
   /** Bytes handed to callers whose handles have not been collected yet. */
   private heldBytes = 0;
   /** `heldBytes` at the last prompt: the next comes once callers hold another `promptEvery()` bytes. */
@@ -57,17 +61,27 @@ export class ResultMemory {
   private readonly counts = { takes: 0, reused: 0, prompts: 0 };
   private readonly prompt: (bytes: number) => void;
   private readonly heapBytes: () => number;
-  private readonly registry = new FinalizationRegistry<SharedArrayBuffer>((memory) => this.giveBack(memory));
+  private readonly registry = new FinalizationRegistry<M>((memory) => this.giveBack(memory));
+  private readonly bufferOf: (m: M) => SharedArrayBuffer;
 
   /**
-   * `maxBytes`: most bytes kept free between calls; `make`: a new buffer (the Piscina pool's carry
-   * ids); `prompt`: how a collection is prompted (tests watch it).
+   * `maxBytes`: most bytes kept free between calls; `make`: a new one (the Piscina pool's carry
+   * ids); `bufferOf`: its buffer (default: it is one); `prompt`: how a collection is prompted
+   * (tests watch it).
    */
   constructor(
     private readonly maxBytes: number,
-    options: { readonly make?: (byteLength: number) => SharedArrayBuffer; readonly prompt?: (bytes: number) => void; readonly heapBytes?: () => number } = {},
+    options: {
+      readonly make?: (byteLength: number) => M;
+      readonly bufferOf?: (m: M) => SharedArrayBuffer;
+      readonly prompt?: (bytes: number) => void;
+      readonly heapBytes?: () => number;
+    } = {},
   ) {
-    this.free = new BufferCache(maxBytes, options.make ?? ((n) => new SharedArrayBuffer(n)), (b) => b.byteLength);
+    // Without make and bufferOf, M is SharedArrayBuffer (the default type argument).
+    this.bufferOf = options.bufferOf ?? ((m) => m as unknown as SharedArrayBuffer);
+    const make = options.make ?? ((n: number) => new SharedArrayBuffer(n) as unknown as M);
+    this.free = new BufferCache(maxBytes, make, (m) => this.bufferOf(m).byteLength);
     this.prompt = options.prompt ?? promptCollection;
     this.heapBytes = options.heapBytes ?? (() => getHeapStatistics().used_heap_size);
   }
@@ -87,7 +101,7 @@ export class ResultMemory {
    * content is whatever the last result left: the ops using it write every element. A
    * collection this finds due waits for `collectIfDue`.
    */
-  take(byteLength: number): { readonly kept: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer; readonly reused: boolean } {
+  take(byteLength: number): { readonly kept: M; readonly forCaller: SharedArrayBuffer; readonly reused: boolean } {
     const before = this.free.keptBytes;
     const kept = this.free.acquire(byteLength);
     // The collection that hands dropped results back, as large as what callers hold.
@@ -100,7 +114,7 @@ export class ResultMemory {
     const reused = this.free.keptBytes < before;
     this.counts.takes++;
     if (reused) this.counts.reused++;
-    return { kept, forCaller: structuredClone(kept), reused };
+    return { kept, forCaller: structuredClone(this.bufferOf(kept)), reused };
   }
 
   /**
@@ -119,10 +133,10 @@ export class ResultMemory {
    * After the call succeeded: the memory comes back once the caller's handle is collected. A
    * failed call never hands it over, since a stopped writer might still be writing there.
    */
-  handOver(forCaller: SharedArrayBuffer, kept: SharedArrayBuffer): void {
+  handOver(forCaller: SharedArrayBuffer, kept: M): void {
     if (this.closed) return;
     this.registry.register(forCaller, kept);
-    this.heldBytes += kept.byteLength;
+    this.heldBytes += this.bufferOf(kept).byteLength;
   }
 
   /** Bytes kept free now (testing). */
@@ -146,8 +160,8 @@ export class ResultMemory {
     this.free.clear();
   }
 
-  private giveBack(memory: SharedArrayBuffer): void {
-    this.heldBytes -= memory.byteLength;
+  private giveBack(memory: M): void {
+    this.heldBytes -= this.bufferOf(memory).byteLength;
     this.heldAtPrompt = Math.min(this.heldAtPrompt, this.heldBytes);
     if (!this.closed) this.free.release(memory);
   }

@@ -167,6 +167,14 @@ export interface CallPhases {
 /** The layout each memory was last used with (see `Call.memory`). */
 const layoutOf = new WeakMap<ModuleMemory, string>();
 
+/** Records `layout` as `m`'s; whether the last call that used `m` left that same layout. */
+function trackLayout(m: ModuleMemory, layout: string | undefined): boolean {
+  const same = layout !== undefined && layoutOf.get(m) === layout;
+  if (layout === undefined) layoutOf.delete(m);
+  else layoutOf.set(m, layout);
+  return same;
+}
+
 /**
  * One backend call on the pool: submits tasks, records the first failure (and cancels the rest),
  * and turns the outcome into the contract's errors. Buffers go back to the pool's cache only
@@ -193,6 +201,7 @@ export class Call {
   private readonly acquired: SharedArrayBuffer[] = [];
   private readonly memories: ModuleMemory[] = [];
   private readonly results: { readonly kept: SharedArrayBuffer; readonly forCaller: SharedArrayBuffer }[] = [];
+  private readonly moduleResults: { readonly kept: ModuleMemory; readonly forCaller: SharedArrayBuffer }[] = [];
   private readonly onStop: Array<() => void> = [];
 
   constructor(
@@ -240,10 +249,17 @@ export class Call {
   memory(byteLength: number, layout?: string): { readonly memory: ModuleMemory; readonly sameLayout: boolean } {
     const m = this.pool.memories.acquire(Math.ceil(byteLength / 65536) * 65536);
     this.memories.push(m);
-    const sameLayout = layout !== undefined && layoutOf.get(m) === layout;
-    if (layout === undefined) layoutOf.delete(m);
-    else layoutOf.set(m, layout);
-    return { memory: m, sameLayout };
+    return { memory: m, sameLayout: trackLayout(m, layout) };
+  }
+
+  /**
+   * `memory`, for a call whose result the caller gets in place in it (`forCaller`, its handle on
+   * the memory): the memory serves nothing else until that result is collected.
+   */
+  resultModuleMemory(byteLength: number, layout?: string): { readonly memory: ModuleMemory; readonly sameLayout: boolean; readonly forCaller: SharedArrayBuffer } {
+    const { kept, forCaller } = this.pool.moduleResults.take(Math.ceil(byteLength / 65536) * 65536);
+    this.moduleResults.push({ kept, forCaller });
+    return { memory: kept, sameLayout: trackLayout(kept, layout), forCaller };
   }
 
   input<T extends TypedArray>(a: T): SharedInput<T> {
@@ -329,6 +345,7 @@ export class Call {
    */
   async finish(beforeRelease?: () => void): Promise<void> {
     this.pool.results.collectIfDue();
+    this.pool.moduleResults.collectIfDue();
     await this.drain();
     const doneAt = epochMs();
     this.stop();
@@ -339,6 +356,7 @@ export class Call {
     for (const m of this.memories) this.pool.memories.release(m);
     this.memories.length = 0;
     for (const r of this.results.splice(0)) this.pool.results.handOver(r.forCaller, r.kept);
+    for (const r of this.moduleResults.splice(0)) this.pool.moduleResults.handOver(r.forCaller, r.kept);
     this.pool.lastStats = { op: this.op, inline: false, tasks: this.tasks, copiedInBytes: this.copiedInBytes, copiedOutBytes: this.copiedOutBytes, ...this.phases(doneAt) };
   }
 

@@ -124,6 +124,11 @@ export class Pool {
   readonly memories = new BufferCache<ModuleMemory>(KEEP_BYTES, (n) => ({ memory: newSharedMemory(n), id: newBufferId() }), (m) => m.memory.buffer.byteLength);
   /** Memory of results the workers write in place (see ResultMemory in @kernelkit/core). */
   readonly results = new ResultMemory(KEEP_BYTES, { make: pooledSharedBuffer });
+  /**
+   * Shared WebAssembly memories whose kernels write a result the caller gets in place, a view
+   * into the memory (no copy out), reused once the caller's result is collected.
+   */
+  readonly moduleResults = new ResultMemory<ModuleMemory>(KEEP_BYTES, { make: (n) => ({ memory: newSharedMemory(n), id: newBufferId() }), bufferOf: (m) => m.memory.buffer });
   /** The kernels' module, for shared memories the workers run them on in place, when the workers have it too. */
   readonly sharedModule: WasmModule | undefined;
   /** Serialises calls whose tasks wait for each other (stencil barriers), so two can never deadlock. */
@@ -188,6 +193,7 @@ export class Pool {
     this.buffers.clear();
     this.memories.clear();
     this.results.close();
+    this.moduleResults.close();
     await this.piscina.destroy();
   }
 }

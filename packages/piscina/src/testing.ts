@@ -2,7 +2,7 @@
  * Testing hooks: reach into a Piscina backend's pool to exercise failure paths and observe the
  * data path. Not part of the ops; exported as `@kernelkit/piscina/testing`.
  */
-import { assertInteger, assertObject, assertOneOf, WorkerError, errorMessage } from '@kernelkit/core';
+import { assertInteger, assertObject, assertOneOf, WorkerError, errorMessage, type ResultMemoryStats } from '@kernelkit/core';
 import { OP_NAMES, type Backend, type OpName } from '@kernelkit/ops';
 import { poolOf, removeSubmitHook, setSubmitHook, type CallStats, type SubmitHook } from './pool.js';
 import { TESTING_WORKER_URL, type FaultAction, type FaultTask, type TestTask } from './testing-protocol.js';
@@ -30,6 +30,11 @@ export async function runWorkerTestTask(backend: Backend, action: TestTask['acti
 /** What the backend's last completed call did: inline or pooled, tasks, bytes copied in and out, and for pooled conv2d and convLayer calls where the time went (`phases`). */
 export function lastCallStats(backend: Backend): CallStats | undefined {
   return poolOf(backend).lastStats;
+}
+
+/** What the pool's memory for results left in module memory has done: takes, reuses, collections prompted (see ResultMemory). */
+export function moduleResultStats(backend: Backend): ResultMemoryStats {
+  return poolOf(backend).moduleResults.stats;
 }
 
 /** Live worker threads of the backend's pool. */

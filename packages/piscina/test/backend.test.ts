@@ -261,7 +261,7 @@ describe('data path', () => {
     const l = convLayerCase([9, 2, 30, 26, 6, 5], 7);
     const sharedIn = { ...l, input: shared(l.input) };
     const sc = scanCase('u32', 300_000, 1);
-    // Ordinary inputs (in place in module memory, workers copy out), a shared one (per-worker path), each variant.
+    // Ordinary inputs (in place in module memory, the result left there), a shared one (per-worker path), each variant.
     const calls: Array<[string, () => Promise<unknown>, number]> = [
       ['conv2d wasm-simd', () => backend.conv2d(c), 3 * 90],
       ['conv2d rows', () => backend.conv2d(c, { variant: 'rows' }), 3 * 90],
@@ -295,8 +295,12 @@ describe('data path', () => {
       expect(units, name).toBeLessThanOrEqual(work);
       expect(p!.tasks.reduce((a, t) => a + t.kernelMs, 0), name).toBeGreaterThan(0);
     }
-    // Only the module paths with an ordinary input copy output out of module memory on the workers.
+    // Without an \`out\` a module path's result stays where its kernels wrote it: no task copies
+    // output, and nothing is copied out; into a shared \`out\` the workers copy their planes.
     await backend.convLayer(l);
+    expect(lastCallStats(backend)!.phases!.tasks.every((t) => t.copyMs === 0)).toBe(true);
+    expect(lastCallStats(backend)!.copiedOutBytes).toBe(0);
+    await backend.convLayer(l, { out: new Float32Array(new SharedArrayBuffer(9 * 6 * 26 * 22 * 4)) });
     expect(lastCallStats(backend)!.phases!.tasks.some((t) => t.copyMs > 0)).toBe(true);
 
     await backend.scan(sc, { variant: 'two-pass' });
@@ -309,15 +313,44 @@ describe('data path', () => {
     const l = convLayerCase([40, 2, 68, 68, 6, 5], 11, { bias: true, relu: true });
     await using pooled = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
     await using inline = await createPiscinaBackend({ threads: 1, inlineBelow: { ...POOL_ONLY, convLayer: Infinity } });
-    const res = await pooled.convLayer(l);
-    expect(lastCallStats(pooled)?.phases?.tasks.some((t) => t.units > 0 && t.copyMs > 0)).toBe(true);
-    expect(verifyResult('convLayer', l, res.data)).toBeUndefined();
     const ref = await inline.convLayer(l);
     expect(lastCallStats(inline)?.inline).toBe(true);
-    expect(Buffer.compare(Buffer.from(res.data.buffer, res.data.byteOffset, res.data.byteLength), Buffer.from(ref.data.buffer, ref.data.byteOffset, ref.data.byteLength))).toBe(0);
+    const bytes = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+    // Only a shared \`out\` has the workers copy output (chunk by chunk) out of module memory.
+    const sharedOut = new Float32Array(new SharedArrayBuffer(ref.data.byteLength)).fill(Number.NaN);
+    await pooled.convLayer(l, { out: sharedOut });
+    expect(lastCallStats(pooled)?.phases?.tasks.some((t) => t.units > 0 && t.copyMs > 0)).toBe(true);
+    expect(verifyResult('convLayer', l, sharedOut)).toBeUndefined();
+    expect(Buffer.compare(bytes(sharedOut), bytes(ref.data))).toBe(0);
+    const res = await pooled.convLayer(l);
+    expect(Buffer.compare(bytes(res.data), bytes(ref.data))).toBe(0);
     const out = new Float32Array(res.data.length).fill(Number.NaN);
     await pooled.convLayer(l, { out });
     expect(out).toEqual(ref.data);
+  });
+
+  it("hands a module path's result over where the kernels wrote it, untouched by later calls while the caller holds it", async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    const c = conv2dCase([2, 70, 50, 5], 4);
+    const l = convLayerCase([9, 2, 30, 26, 6, 5], 7);
+    const first = [await backend.conv2d(c), await backend.convLayer(l)] as const;
+    expect(lastCallStats(backend)?.copiedOutBytes).toBe(0);
+    const kept = first.map((r) => r.data.slice());
+    // A view into the call's module memory: the memory (and so the buffer) is larger than the result.
+    for (const r of first) expect(r.data.buffer.byteLength).toBeGreaterThan(r.data.byteLength);
+    // Calls of the same sizes with other inputs, while the first results are held.
+    const c2 = conv2dCase([2, 70, 50, 5], 5);
+    const l2 = convLayerCase([9, 2, 30, 26, 6, 5], 8);
+    for (let i = 0; i < 6; i++) {
+      const [a, b] = [await backend.conv2d(c2), await backend.convLayer(l2)];
+      expect(verifyResult('conv2d', c2, a.data)).toBeUndefined();
+      expect(verifyResult('convLayer', l2, b.data)).toBeUndefined();
+      expect(a.data.buffer).not.toBe(first[0].data.buffer);
+    }
+    expect(first[0].data).toEqual(kept[0]);
+    expect(first[1].data).toEqual(kept[1]);
+    expect(verifyResult('conv2d', c, first[0].data)).toBeUndefined();
+    expect(verifyResult('convLayer', l, first[1].data)).toBeUndefined();
   });
 
   it('accepts SharedArrayBuffer inputs and outputs as they are (nothing copied)', async () => {

@@ -45,3 +45,41 @@ describe("the pool's worker", () => {
     }
   });
 });
+
+describe("a module path's result left in module memory", () => {
+  it('comes back for the next call of its size once the caller drops it, and is not taken while held', async () => {
+    const { createPiscinaBackend } = await import('../src/index.js');
+    const { moduleResultStats } = await import('../src/testing.js');
+    const { convLayerCase } = await import('@kernelkit/ops/testing');
+    const { verifyResult } = await import('@kernelkit/ops');
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: { conv2d: 0, stencil3d: 0, scan: 0, gridSearch: 0, convLayer: 0 } });
+    const l = convLayerCase([9, 2, 30, 26, 6, 5], 7);
+    const held = await backend.convLayer(l);
+    const heldCopy = held.data.slice();
+    const problems: unknown[] = [];
+    // Each result lives only inside this function's frame, so the collection can take it.
+    const callAndDrop = async (i: number) => {
+      const r = await backend.convLayer(l);
+      if (r.data.buffer === held.data.buffer) problems.push(`call ${i} got the held result's memory`);
+      const wrong = verifyResult('convLayer', l, r.data);
+      if (wrong !== undefined) problems.push(wrong);
+    };
+    for (let i = 0; i < 8; i++) {
+      await callAndDrop(i);
+      // Drop r, and let the collection hand its memory back.
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(problems).toEqual([]);
+    const s = moduleResultStats(backend);
+    expect(s.takes).toBe(9);
+    expect(s.reused).toBeGreaterThan(0);
+    // The held result is the only one outstanding, and still as it was.
+    expect(s.outstandingBytes).toBe(held.data.buffer.byteLength);
+    expect(held.data).toEqual(heldCopy);
+  });
+});

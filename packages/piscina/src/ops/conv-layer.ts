@@ -3,7 +3,7 @@ import { convLayerPlanes, convLayerPlanesSimd, packedLength, packWeights, SHARED
 import { convLayerMultiplyAdds, type ConvLayerProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import { guidedBounds, type Call } from '../call.js';
 import { callerShares, convLayerShare } from '../caller-share.js';
-import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
+import { copyTimes, INLINE_NOTE, inline, moduleMemory, moduleOutput, newCall, type Env } from './context.js';
 
 /** Smallest block, in multiply-adds: see conv2d's `MIN_BAND_MACS`. */
 const MIN_BLOCK_MACS = 2 ** 20;
@@ -101,24 +101,24 @@ function moduleLayout(p: ConvLayerProblem): ModuleLayout {
 
 /**
  * The shared-memory path: this thread packs the weights and copies the images straight into the
- * memory the workers' kernels run on, image by image after the tasks are queued; each worker copies
- * its finished planes from it into the result (or a shared `out`), and so does this thread for
- * the units it claims when it takes a share (`callerShares`). A caller's ordinary `out` is
- * filled from the module memory in one copy on this thread once every task has succeeded.
+ * memory the workers' kernels run on, image by image after the tasks are queued. Without an `out`
+ * the result is the planes where the kernels wrote them (`moduleOutput`); with a shared `out` each
+ * worker copies its finished planes into it, and so does this thread for the units it claims when
+ * it takes a share (`callerShares`); a caller's ordinary `out` is filled from the module memory in
+ * one copy on this thread once every task has succeeded.
  */
 async function inModuleMemory(env: Env, call: Call, units: ReturnType<Call['units']>, l: ModuleLayout, p: ConvLayerProblem, ctx: OpContext<Float32Array>, work: number): Promise<OpOutput<Float32Array>> {
   const planeLen = p.outHeight * p.outWidth;
   const n = p.batch * p.maps * planeLen;
-  const { memory: mem } = call.memory(l.bytes);
+  const { memory: mem, forCaller } = moduleMemory(call, l.bytes, ctx.out);
   const m = new Float32Array(mem.memory.buffer);
   packWeights(m, l.weightsAt, p.weights, p.channels, p.k, 0, p.maps);
   m.fill(0, l.biasAt, l.inputAt);
   if (p.bias !== undefined) m.set(p.bias, l.biasAt);
   m.fill(0, l.inputAt + p.input.length, l.outAt);
-  const staging = m.subarray(l.outAt, l.outAt + n);
-  const out = call.output(Float32Array, n, ctx.out, staging);
+  const out = moduleOutput(call, m, forCaller, l.outAt, n, ctx.out);
   const b = units.bounds;
-  const task = { kind: 'convLayerModule', memory: mem, weightsAt: l.weightsAt, biasAt: l.biasAt, inputAt: l.inputAt, outAt: l.outAt, out: out.view === staging ? undefined : out.ref, relu: p.relu, dims: dimsOf(p), bounds: b, ctrl: units.ctrl } as const;
+  const task = { kind: 'convLayerModule', memory: mem, weightsAt: l.weightsAt, biasAt: l.biasAt, inputAt: l.inputAt, outAt: l.outAt, out: out.ref, relu: p.relu, dims: dimsOf(p), bounds: b, ctrl: units.ctrl } as const;
   const image = p.channels * p.height * p.width;
   let copied = 0;
   const stage = (end: number): void => {

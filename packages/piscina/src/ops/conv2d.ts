@@ -3,7 +3,7 @@ import { now } from '@kernelkit/core';
 import { conv2dMultiplyAdds, type OpContext, type OpImplementation, type OpOutput, type Conv2dProblem } from '@kernelkit/ops';
 import { guidedBounds, type Call } from '../call.js';
 import { callerShares, conv2dShare } from '../caller-share.js';
-import { copyTimes, INLINE_NOTE, inline, newCall, type Env } from './context.js';
+import { copyTimes, INLINE_NOTE, inline, moduleMemory, moduleOutput, newCall, type Env } from './context.js';
 
 /**
  * Smallest band, in multiply-adds (well under 0.1 ms of the wasm kernel): the last bands are this
@@ -102,11 +102,11 @@ function moduleLayout(p: Conv2dProblem): ModuleLayout {
 
 /**
  * The shared-memory path: this thread copies the input straight into the memory the workers'
- * kernels run on (row by row, into the zero-padded layout), unit by unit after the tasks are queued;
- * each worker copies its finished rows from it into the result (or a shared `out`), and so does
- * this thread for the units it claims when it takes a share (`callerShares`). A caller's
- * ordinary `out` is filled from the module memory in one copy on this thread once every task has
- * succeeded.
+ * kernels run on (row by row, into the zero-padded layout), unit by unit after the tasks are queued.
+ * Without an `out` the result is the rows where the kernels wrote them (`moduleOutput`); with a
+ * shared `out` each worker copies its finished rows into it, and so does this thread for the units
+ * it claims when it takes a share (`callerShares`); a caller's ordinary `out` is filled from the
+ * module memory in one copy on this thread once every task has succeeded.
  */
 async function inModuleMemory(env: Env, call: Call, units: ReturnType<Call['units']>, l: ModuleLayout, p: Conv2dProblem, ctx: OpContext<Float32Array>): Promise<OpOutput<Float32Array>> {
   const { height: h, width: w, k } = p;
@@ -114,14 +114,13 @@ async function inModuleMemory(env: Env, call: Call, units: ReturnType<Call['unit
   const rows = p.batch * h;
   // The kernels never write the input region, so its zero padding stays in place for the next
   // call with the same layout: then only the rows are copied.
-  const { memory: mem, sameLayout } = call.memory(l.bytes, `conv2d ${w} ${r} ${l.stride} ${h} ${l.images.join(' ')}`);
+  const { memory: mem, sameLayout, forCaller } = moduleMemory(call, l.bytes, ctx.out, `conv2d ${w} ${r} ${l.stride} ${h} ${l.images.join(' ')}`);
   const m = new Float32Array(mem.memory.buffer);
   if (!sameLayout) m.fill(0, l.images[0]!, l.outAt);
   m.set(p.filter, l.filterAt);
-  const staging = m.subarray(l.outAt, l.outAt + rows * w);
-  const out = call.output(Float32Array, rows * w, ctx.out, staging);
+  const out = moduleOutput(call, m, forCaller, l.outAt, rows * w, ctx.out);
   const b = units.bounds;
-  const task = { kind: 'conv2dModule', memory: mem, images: l.images, stride: l.stride, filterAt: l.filterAt, outAt: l.outAt, out: out.view === staging ? undefined : out.ref, height: h, width: w, k, bounds: b, ctrl: units.ctrl } as const;
+  const task = { kind: 'conv2dModule', memory: mem, images: l.images, stride: l.stride, filterAt: l.filterAt, outAt: l.outAt, out: out.ref, height: h, width: w, k, bounds: b, ctrl: units.ctrl } as const;
   let copied = 0;
   const stage = (end: number): void => {
     const t0 = now();
