@@ -1,3 +1,3 @@
 export { createPiscinaBackend } from './backend.js';
-export { CALLER_SHARE_MAX_WORK, DEFAULT_INLINE_BELOW } from './options.js';
+export { CALLER_SHARE_MAX_WORK, IN_PLACE_RESULT_MAX_BYTES, DEFAULT_INLINE_BELOW } from './options.js';
 export type { PiscinaBackendOptions } from './options.js';

@@ -97,3 +97,11 @@ export function resolveOptions(options: PiscinaBackendOptions | undefined): Reso
   }
   return { minThreads, maxThreads, inlineBelow, callerShare: callerShare ?? true };
 }
+
+/**
+ * Most bytes of module memory a conv call without an `out` hands over as its result in place. The
+ * memory holds the input too, and comes back only once the result is collected: past this a call
+ * often finds none free and pays a fresh memory's page faults (and keeps the input alive with the
+ * result), so larger calls take a memory that is reused at once and copy their output out.
+ */
+export const IN_PLACE_RESULT_MAX_BYTES = 64 * 2 ** 20;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AbortError, InvalidArgumentError, LimitExceededError, WorkerError } from '@kernelkit/core';
 import { CS610_DISP_PATH, CS610_GRID_PATH, readCs610Problem, verifyResult, type Backend } from '@kernelkit/ops';
 import { conv2dCase, convLayerCase, scanCase, stencilCase } from '@kernelkit/ops/testing';
-import { CALLER_SHARE_MAX_WORK, createPiscinaBackend, DEFAULT_INLINE_BELOW, type PiscinaBackendOptions } from '../src/index.js';
+import { CALLER_SHARE_MAX_WORK, createPiscinaBackend, IN_PLACE_RESULT_MAX_BYTES, DEFAULT_INLINE_BELOW, type PiscinaBackendOptions } from '../src/index.js';
 import { lastCallStats, runWorkerTestTask, workerCount } from '../src/testing.js';
 
 const POOL_ONLY = { conv2d: 0, stencil3d: 0, scan: 0, gridSearch: 0, convLayer: 0 };
@@ -351,6 +351,18 @@ describe('data path', () => {
     expect(first[1].data).toEqual(kept[1]);
     expect(verifyResult('conv2d', c, first[0].data)).toBeUndefined();
     expect(verifyResult('convLayer', l, first[1].data)).toBeUndefined();
+  });
+
+  it('copies a result out of module memory past IN_PLACE_RESULT_MAX_BYTES (the memory goes back to the pool at once)', async () => {
+    await using backend = await createPiscinaBackend({ threads: 2, inlineBelow: POOL_ONLY });
+    // Input and output of 3000² floats: a module memory over the bound.
+    const c = conv2dCase([1, 3000, 3000, 3], 6);
+    expect(2 * c.input.byteLength).toBeGreaterThan(IN_PLACE_RESULT_MAX_BYTES);
+    const res = await backend.conv2d(c);
+    expect(res.data.byteOffset).toBe(0);
+    // Its own buffer, which the workers copied their rows into.
+    expect(res.data.buffer.byteLength).toBe(res.data.byteLength);
+    expect(verifyResult('conv2d', c, res.data)).toBeUndefined();
   });
 
   it('accepts SharedArrayBuffer inputs and outputs as they are (nothing copied)', async () => {

@@ -233,7 +233,7 @@ describe('injected worker faults mid-op', () => {
   });
 
   it('is not reachable from the public API: the package entry exports no hook, a `fault` in args is refused by name, and one in options does nothing', async () => {
-    expect(Object.keys(publicApi).sort()).toEqual(['CALLER_SHARE_MAX_WORK', 'DEFAULT_INLINE_BELOW', 'createPiscinaBackend']);
+    expect(Object.keys(publicApi).sort()).toEqual(['CALLER_SHARE_MAX_WORK', 'DEFAULT_INLINE_BELOW', 'IN_PLACE_RESULT_MAX_BYTES', 'createPiscinaBackend']);
     // Workers only, so the call below is one task per thread.
     await using backend = await createPiscinaBackend({ threads: THREADS, inlineBelow: POOL_ONLY, callerShare: false });
     const c = conv2dCase([4, 128, 128, 5], 6);

@@ -1,7 +1,7 @@
 import type { OpName } from '@kernelkit/ops';
 import { Call } from '../call.js';
 import type { ModuleMemory, Ref } from '../protocol.js';
-import type { ResolvedOptions } from '../options.js';
+import { IN_PLACE_RESULT_MAX_BYTES, type ResolvedOptions } from '../options.js';
 import type { Pool } from '../pool.js';
 
 /** What every op runner needs: the pool, the options, and the inline decision. */
@@ -28,11 +28,12 @@ export function copyTimes(call: Call, timing: boolean): { uploadMs?: number; rea
 }
 
 /**
- * The shared module memory a conv call runs in: without an `out`, one the result stays in (see
- * `moduleOutput`), else one from the pool's cache. `layout`: see `Call.memory`.
+ * The shared module memory a conv call runs in: without an `out` and up to
+ * `IN_PLACE_RESULT_MAX_BYTES`, one the result stays in (see `moduleOutput`), else one from the
+ * pool's cache. `layout`: see `Call.memory`.
  */
 export function moduleMemory(call: Call, bytes: number, out: Float32Array | undefined, layout?: string): { readonly memory: ModuleMemory; readonly sameLayout: boolean; readonly forCaller?: SharedArrayBuffer } {
-  return out === undefined ? call.resultModuleMemory(bytes, layout) : call.memory(bytes, layout);
+  return out === undefined && bytes <= IN_PLACE_RESULT_MAX_BYTES ? call.resultModuleMemory(bytes, layout) : call.memory(bytes, layout);
 }
 
 /** Where a module-memory conv call's output goes: `ref`, what the workers copy their part into (none: it is already where it belongs). */
