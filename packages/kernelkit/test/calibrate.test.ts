@@ -9,11 +9,11 @@ let clock = 0;
 let calls: string[] = [];
 
 /** A backend whose scan takes `ms(work)` on the fake clock. */
-function timedTarget(name: BackendName, ms: (work: number) => number, software = false): CalibrationTarget & { readonly works: number[] } {
+function timedTarget(name: BackendName, ms: (work: number) => number, software = false, adapter?: object): CalibrationTarget & { readonly works: number[] } {
   const works: number[] = [];
   const backend = {
     name,
-    info: { name, description: name, software, capabilities: { f64: false } },
+    info: { name, description: name, software, capabilities: { f64: false }, ...(adapter === undefined ? {} : { adapter }) },
     variants: () => ['model'],
     async scan(args: ScanArgs) {
       const work = scanBytes(args.input.length, 'u32');
@@ -78,6 +78,19 @@ describe('calibration sizes', () => {
     expect(fit.samples).toHaveLength(2);
     expect(fit.fit.fixedMs).toBeCloseTo(2, 6);
     expect(fit.fit.msPerWork).toBeCloseTo(5e-6, 12);
+  });
+
+  it('records the bytes each call moves for a backend with a GPU adapter (so its fit may take a bytes term), not for one in host memory', async () => {
+    vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    const host = timedTarget('cpu', (w) => 1 + 1e-7 * w);
+    const gpu = timedTarget('webgpu', (w) => 2 + 1e-8 * w, false, { vendor: 'test' });
+    const run = await calibrate([host, gpu], { ops: ['scan'], transfers: false });
+    const samples = (name: BackendName) => run.results.get(name)!.ops.scan!.model!.samples;
+    expect(samples('cpu').every((x) => x.bytes === undefined)).toBe(true);
+    // A u32 scan reads and writes 4 bytes per element: its bytes are its work (scanBytes counts both).
+    expect(samples('webgpu').map((x) => x.bytes)).toEqual(samples('webgpu').map((x) => x.work));
+    // In proportion to the work, so no bytes term.
+    expect(run.results.get('webgpu')!.ops.scan!.model!.fit.msPerByte).toBeUndefined();
   });
 
   it('measures every target at its second size: one size cannot tell its fixed cost from its rate', async () => {

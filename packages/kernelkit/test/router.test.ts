@@ -11,6 +11,7 @@ import { cachedBackend, machineIdentity, readCalibrationCache, writeCalibrationC
 import { UNCALIBRATED_MAX_WORK } from '../src/router/router.js';
 import type { BackendCost, CostModel, TimeFit } from '../src/router/cost-model.js';
 import { fitTime } from '../src/router/fit.js';
+import { timeOf } from '../src/router/cost-model.js';
 import { formatCopySpeed } from '../src/router/bands.js';
 import { fakeLoaders } from './fakes.js';
 
@@ -285,6 +286,39 @@ describe('fits', () => {
     ]);
     expect(noisy.msPerWork).toBeGreaterThan(0);
     expect(noisy.fixedMs).toBe(0);
+  });
+
+  it('fits a bytes term where the samples carry bytes apart from work, so a copy-bound GPU extrapolates by its copies', () => {
+    // A GPU's conv2d calibration: 256² K=7, 1024² K=5 and 1024² K=11, each 1 ms + 0.5 ms/MB moved + 1e-9 ms per multiply-add.
+    const truth = (work: number, bytes: number): number => 1 + 0.5e-6 * bytes + 1e-9 * work;
+    const sizes = [
+      { work: 3.21e6, bytes: 524_292 },
+      { work: 2.62e7, bytes: 8_388_708 },
+      { work: 1.27e8, bytes: 8_388_900 },
+    ];
+    const f = fitTime(sizes.map((z) => ({ ...z, passes: 1, ms: truth(z.work, z.bytes) })));
+    expect(f.msPerByte).toBeCloseTo(0.5e-6, 12);
+    // The seed sizes, 13-64× the largest sample's multiply-adds, 512 MiB moved each: 16×2048² K=11 and 8192² K=5.
+    const seed = [
+      { work: 8.12e9, bytes: 2 * 16 * 2048 * 2048 * 4 },
+      { work: 1.68e9, bytes: 2 * 8192 * 8192 * 4 },
+    ];
+    for (const z of seed) expect(timeOf(f, z.work, 1, z.bytes) / truth(z.work, z.bytes)).toBeCloseTo(1, 6);
+    // Without bytes the same times charged to multiply-adds miss 8192² K=5 by over 2×.
+    const workOnly = fitTime(sizes.map((z) => ({ work: z.work, passes: 1, ms: truth(z.work, z.bytes) })));
+    expect(workOnly.msPerByte ?? 0).toBe(0);
+    expect(timeOf(workOnly, seed[1]!.work, 1) / truth(seed[1]!.work, seed[1]!.bytes)).toBeLessThan(0.5);
+    // Noise making the larger multiply-add count the faster call drops the work term, not the copies.
+    const noisy = fitTime([
+      { work: 3.21e6, bytes: 524_292, passes: 1, ms: 1.3 },
+      { work: 2.62e7, bytes: 8_388_708, passes: 1, ms: 5.3 },
+      { work: 1.27e8, bytes: 8_388_900, passes: 1, ms: 5.1 },
+    ]);
+    expect(noisy.msPerWork).toBe(0);
+    expect(noisy.msPerByte).toBeGreaterThan(0);
+    // Bytes in proportion to work (a scan) add nothing a work term does not: no bytes term.
+    const scan = fitTime([1e6, 4e6, 8e6].map((n) => ({ work: 8 * n, bytes: 8 * n, passes: 1, ms: 0.2 + 1e-6 * 8 * n })));
+    expect(scan.msPerByte).toBeUndefined();
   });
 
   it('fits in relative error: a small call is predicted near its own measurement, not by the large ones', () => {

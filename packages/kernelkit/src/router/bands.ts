@@ -103,7 +103,8 @@ export function formatCostModel(model: CostModel): string[] {
       for (const [v, f] of fits) {
         const rate = f.fit.msPerWork > 0 ? `${num(1000 / f.fit.msPerWork)} ${WORK_UNITS[op]}/s` : 'no per-work cost measured';
         const pass = f.fit.msPerPass > 0 ? ` + ${f.fit.msPerPass.toFixed(2)} ms/step` : '';
-        lines.push(`           ${op.padEnd(10)} ${v}: ${f.fit.fixedMs.toFixed(2)} ms + ${rate}${pass} (${f.samples.length} samples)`);
+        const copies = (f.fit.msPerByte ?? 0) > 0 ? ` + ${(f.fit.msPerByte! * 2 ** 20).toFixed(3)} ms/MiB moved` : '';
+        lines.push(`           ${op.padEnd(10)} ${v}: ${f.fit.fixedMs.toFixed(2)} ms + ${rate}${pass}${copies} (${f.samples.length} samples)`);
       }
     }
   }

@@ -10,7 +10,7 @@ import type { BackendCost } from './cost-model.js';
 import type { MeasuredChoice } from './explore.js';
 
 /** Bumped when the file's shape or the calibration sizes change: older files are re-measured. */
-export const CALIBRATION_FORMAT_VERSION = 7;
+export const CALIBRATION_FORMAT_VERSION = 8;
 export const CALIBRATION_CACHE_ENV = 'KERNELKIT_CALIBRATION_CACHE';
 
 /** What makes timings from one machine (or one kernelkit release) useless on another. */
@@ -74,6 +74,8 @@ export interface CacheRead {
 
 const empty = (): CalibrationFile => ({ version: CALIBRATION_FORMAT_VERSION, machines: {} });
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A fit's optional `msPerByte`: absent, or a finite non-negative number. */
+const optionalRate = (fit: unknown): boolean => isObject(fit) && (fit['msPerByte'] === undefined || isFit(fit, ['msPerByte']));
 const isFit = (v: unknown, keys: readonly string[]): boolean => isObject(v) && keys.every((k) => typeof v[k] === 'number' && Number.isFinite(v[k]) && (v[k] as number) >= 0);
 
 /** Only entries a prediction can trust survive: finite, non-negative numbers where numbers belong. */
@@ -83,7 +85,7 @@ function isBackendCost(v: unknown): v is BackendCost {
   if (!isObject(v['variants']) || !isObject(v['ops'])) return false;
   return Object.entries(v['ops']).every(
     ([op, byVariant]) =>
-      (OP_NAMES as readonly string[]).includes(op) && isObject(byVariant) && Object.values(byVariant).every((c) => isObject(c) && isFit(c['fit'], ['fixedMs', 'msPerWork', 'msPerPass']) && Array.isArray(c['samples'])),
+      (OP_NAMES as readonly string[]).includes(op) && isObject(byVariant) && Object.values(byVariant).every((c) => isObject(c) && isFit(c['fit'], ['fixedMs', 'msPerWork', 'msPerPass']) && optionalRate(c['fit']) && Array.isArray(c['samples'])),
   );
 }
 

@@ -4,7 +4,7 @@ import {
 } from '@kernelkit/ops';
 import { median, errorMessage } from '@kernelkit/core';
 import { callShape } from './call-shape.js';
-import { timeOf, type BackendCost, type CalibrationSample, type OpCost, type TransferFit } from './cost-model.js';
+import { movedBytes, timeOf, type BackendCost, type CalibrationSample, type OpCost, type TransferFit } from './cost-model.js';
 import { DEFAULT_EXPLORE_FACTOR } from './explore.js';
 import { fitTime, fitTransfer } from './fit.js';
 
@@ -82,6 +82,9 @@ export interface CalibrationRun {
   /** Steps left out: over the budget, predicted too long, or failed (with the reason). */
   readonly skipped: readonly string[];
 }
+
+/** A backend whose calls copy their data to and from a device (a GPU adapter): its fits get a bytes term (see TimeFit). */
+const hasDeviceMemory = (b: Backend): boolean => b.info.adapter !== undefined;
 
 type Call = (args: unknown, options: Record<string, unknown>) => Promise<{ data: unknown }>;
 const callOf = (b: Backend, op: OpName): Call => (b[op] as unknown as Call).bind(b);
@@ -162,7 +165,7 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
         for (const u of targets) {
           const theirs = u.name === name ? undefined : samples.get(`${u.name}\u0000${op}`);
           if (theirs === undefined || theirs.length === 0) continue;
-          const ms = timeOf(fitTime(theirs), shape.work, shape.passes);
+          const ms = timeOf(fitTime(theirs), shape.work, shape.passes, movedBytes(shape));
           if (best === undefined || ms < best.ms) best = { name: u.name, ms };
         }
         if (best === undefined || lowerMs <= OUTCLASSED_FACTOR * best.ms) return undefined;
@@ -174,7 +177,7 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
         const key = `${t.name}\u0000${op}`;
         const have = samples.get(key) ?? [];
         const predicted = have.length ? fitTime(have) : undefined;
-        const guess = predicted === undefined ? 0 : timeOf(predicted, shape.work, shape.passes);
+        const guess = predicted === undefined ? 0 : timeOf(predicted, shape.work, shape.passes, movedBytes(shape));
         // From two sizes on: one size's fit charges its fixed cost to the work, and would overstate the rate.
         const outclassed = predicted === undefined || have.length < 2 ? undefined : outclassedBy(t.name, guess - predicted.fixedMs);
         if (left() <= 0) skipped.push(`${step}: over the time budget`);
@@ -184,7 +187,7 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
           try {
             const call = callOf(t.backend, op);
             const ms = await timed(t.name, () => timeCall(() => call(args, { variant }), Math.min(300, left())));
-            have.push({ work: shape.work, passes: shape.passes, ms });
+            have.push({ work: shape.work, passes: shape.passes, ms, ...(hasDeviceMemory(t.backend) ? { bytes: movedBytes(shape) } : {}) });
             samples.set(key, have);
             results.get(t.name)!.ops[op] = { [variant]: { fit: fitTime(have), samples: [...have] } };
           } catch (err) {

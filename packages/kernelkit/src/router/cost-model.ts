@@ -1,15 +1,19 @@
 import type { BackendName, OpName } from '@kernelkit/ops';
 
 /**
- * A straight-line time model: `fixedMs + msPerWork·work + msPerPass·passes`. `work` is the op's
- * own count from @kernelkit/ops (multiply-adds, point updates, bytes, the grid search's node tests); `passes` is
- * how many dependent rounds the call makes (stencil steps), which is where GPU dispatch
- * overhead shows up.
+ * A straight-line time model: `fixedMs + msPerWork·work + msPerPass·passes + msPerByte·bytes`.
+ * `work` is the op's own count from @kernelkit/ops (multiply-adds, point updates, bytes, the grid
+ * search's node tests); `passes` is how many dependent rounds the call makes (stencil steps),
+ * which is where GPU dispatch overhead shows up; `bytes` is what the call moves between host and
+ * device (its input and output), fitted only for backends with device memory: a GPU's calls at
+ * calibration sizes take their time in those copies, which grow with pixels, not multiply-adds.
  */
 export interface TimeFit {
   readonly fixedMs: number;
   readonly msPerWork: number;
   readonly msPerPass: number;
+  /** Absent: 0 (a host-memory backend, or one fitted without the term). */
+  readonly msPerByte?: number;
 }
 
 /** Host↔device copy time: `fixedMs + msPerByte·bytes`. Zero for backends that keep host arrays. */
@@ -23,6 +27,8 @@ export interface CalibrationSample {
   readonly work: number;
   readonly passes: number;
   readonly ms: number;
+  /** Input plus output bytes, recorded for backends with device memory only (see TimeFit). */
+  readonly bytes?: number;
 }
 
 export interface OpCost {
@@ -67,7 +73,10 @@ export interface CallShape {
   readonly dtype?: string;
 }
 
-export const timeOf = (f: TimeFit, work: number, passes: number): number => f.fixedMs + f.msPerWork * work + f.msPerPass * passes;
+export const timeOf = (f: TimeFit, work: number, passes: number, bytes = 0): number => f.fixedMs + f.msPerWork * work + f.msPerPass * passes + (f.msPerByte ?? 0) * bytes;
+
+/** The bytes a call moves between host and device, as `TimeFit.msPerByte` counts them. */
+export const movedBytes = (call: Pick<CallShape, 'inputBytes' | 'outputBytes'>): number => call.inputBytes + call.outputBytes;
 export const transferMs = (f: TransferFit, bytes: number): number => (bytes > 0 ? f.fixedMs + f.msPerByte * bytes : 0);
 
 /**
@@ -96,7 +105,7 @@ export function opCostOf(b: BackendCost, op: OpName, variant: string): { cost: O
  * output the download, and an input resident on another backend adds that backend's download.
  */
 export function predictMs(model: CostModel, name: BackendName, b: BackendCost, fit: TimeFit, call: CallShape, started: boolean): number {
-  let ms = timeOf(fit, call.work, call.passes) + (started ? 0 : b.startMs);
+  let ms = timeOf(fit, call.work, call.passes, movedBytes(call)) + (started ? 0 : b.startMs);
   if (call.input.kind === 'device') {
     if (call.input.backend === name) ms -= transferMs(b.upload, call.inputBytes);
     else {

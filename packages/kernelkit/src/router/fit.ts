@@ -3,8 +3,17 @@ import type { CalibrationSample, TimeFit, TransferFit } from './cost-model.js';
 /** Times below this count as this in the weights: below a timer's resolution relative error means nothing. */
 const MIN_WEIGHTED_MS = 0.01;
 
-type Term = 'fixedMs' | 'msPerWork' | 'msPerPass';
-const feature: Record<Term, (s: CalibrationSample) => number> = { fixedMs: () => 1, msPerWork: (s) => s.work, msPerPass: (s) => s.passes };
+type Term = 'fixedMs' | 'msPerWork' | 'msPerPass' | 'msPerByte';
+const feature: Record<Term, (s: CalibrationSample) => number> = { fixedMs: () => 1, msPerWork: (s) => s.work, msPerPass: (s) => s.passes, msPerByte: (s) => s.bytes ?? 0 };
+
+/** Whether the samples' bytes vary apart from their work (by more than this relative spread): else a bytes term is the work term again. */
+const BYTES_APART = 0.05;
+
+function bytesVaryApart(samples: readonly CalibrationSample[]): boolean {
+  if (!samples.every((s) => s.bytes !== undefined && s.bytes > 0 && s.work > 0)) return false;
+  const ratios = samples.map((s) => s.bytes! / s.work);
+  return Math.max(...ratios) > (1 + BYTES_APART) * Math.min(...ratios);
+}
 
 /**
  * Solves the normal equations of least squares over `terms` (Gaussian elimination) in relative
@@ -42,9 +51,11 @@ function leastSquares(samples: readonly CalibrationSample[], terms: readonly Ter
 }
 
 /**
- * Fits `ms ≈ fixedMs + msPerWork·work + msPerPass·passes` with every coefficient >= 0: a term
- * that comes out negative (noise on few samples) is dropped and the rest refitted. The passes
- * term is only fitted when the samples vary in passes independently of work.
+ * Fits `ms ≈ fixedMs + msPerWork·work + msPerPass·passes + msPerByte·bytes` with every
+ * coefficient >= 0: a term that comes out negative (noise on few samples) is dropped and the rest
+ * refitted. The passes term is only fitted when the samples vary in passes independently of work,
+ * and the bytes term when they carry bytes (see CalibrationSample) that vary apart from work and
+ * there is a sample for every term.
  */
 export function fitTime(samples: readonly CalibrationSample[]): TimeFit {
   const zero: TimeFit = { fixedMs: 0, msPerWork: 0, msPerPass: 0 };
@@ -57,6 +68,7 @@ export function fitTime(samples: readonly CalibrationSample[]): TimeFit {
     return { ...zero, msPerWork: w > 0 ? ms / w : 0, fixedMs: w > 0 ? 0 : ms / samples.length };
   }
   let terms: Term[] = new Set(samples.map((s) => s.passes)).size > 1 && samples.length >= 3 ? ['fixedMs', 'msPerWork', 'msPerPass'] : ['fixedMs', 'msPerWork'];
+  if (samples.length > terms.length && bytesVaryApart(samples)) terms.push('msPerByte');
   while (terms.length > 0) {
     const coef = leastSquares(samples, terms);
     if (coef === undefined) {
@@ -65,8 +77,10 @@ export function fitTime(samples: readonly CalibrationSample[]): TimeFit {
     }
     const negative = coef.findIndex((c) => c < 0);
     if (negative < 0) return { ...zero, ...Object.fromEntries(terms.map((t, i) => [t, coef[i]!])) };
-    // Time falling with work is noise: then the work term alone (through the origin) is the honest fit.
-    terms = terms[negative] === 'msPerWork' ? ['msPerWork'] : terms.filter((_, i) => i !== negative);
+    // Time falling with work is noise: then the work term alone (through the origin) is the honest
+    // fit, or, where bytes are fitted, the time is the copies' and the work term goes.
+    if (terms[negative] === 'msPerWork') terms = terms.includes('msPerByte') ? terms.filter((t) => t !== 'msPerWork') : ['msPerWork'];
+    else terms = terms.filter((_, i) => i !== negative);
   }
   return zero;
 }
