@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
-import { OP_NAMES, gridSearchWork, makeScanArgs, makeStencil3dArgs, validateGridSearch, verifyResult, type BackendName, type DeviceArray } from '@kernelkit/ops';
+import { OP_NAMES, gridSearchWork, makeConv2dArgs, makeScanArgs, makeStencil3dArgs, validateGridSearch, verifyResult, type BackendName, type DeviceArray } from '@kernelkit/ops';
 import { createKernels } from '../src/kernels.js';
 import { defaultLoaders } from '../src/loaders.js';
 import { cachedBackend, machineIdentity, readCalibrationCache, writeCalibrationCache, CALIBRATION_FORMAT_VERSION } from '../src/router/cache.js';
@@ -89,6 +89,22 @@ describe('routing by predicted time (exploration off)', () => {
     expect(many.route.backend).toBe('piscina');
     onCpu.dispose();
     await own.dispose();
+    await k.dispose();
+  });
+
+  it('charges a fit with a bytes term for the bytes a call moves: of two calls of like work, the one moving 16× the bytes goes elsewhere', async () => {
+    const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    // cpu: 1 ns per multiply-add. piscina here stands for a GPU: 0.5 ns per multiply-add plus 1 ns per byte moved.
+    const model: CostModel = { backends: { cpu: cost('cpu', { msPerWork: 1e-6 }), piscina: cost('p', { msPerWork: 0.5e-6, msPerByte: 1e-6 }) } };
+    const k = await createKernels({ explore: false, costModel: model }, loaders, noEnv);
+    // 512² K=11: 31.7M multiply-adds, 2 MiB moved: 15.9 + 2.1 ms against 31.7.
+    const few = await k.conv2d(makeConv2dArgs({ batch: 1, height: 512, width: 512, k: 11 }));
+    expect(few.route.backend).toBe('piscina');
+    expect(few.route.predictedMs).toBeCloseTo(0.5e-6 * 512 * 512 * 121 + 1e-6 * (2 * 512 * 512 * 4 + 121 * 4), 6);
+    // 2048² K=3: 37.7M multiply-adds, 32 MiB moved: 18.9 + 33.6 ms against 37.7.
+    const many = await k.conv2d(makeConv2dArgs({ batch: 1, height: 2048, width: 2048, k: 3 }));
+    expect(many.route.backend).toBe('cpu');
+    expect(many.route.runnerUp?.backend).toBe('piscina');
     await k.dispose();
   });
 
