@@ -13,12 +13,14 @@
 set -u
 . "$(dirname "$0")/h100-bench.sh"
 part=${1:?usage: gpu-host-2026-12-03-s44.sh race-conv|race-rest|pool-conv|race-conv-bytes}
+# race NAME OPS VARIANTS: the router against the backends it races, one process each.
+race() { bench "$1" 570 --op "$2" --backend "$ROUTER_RACE_BACKENDS" --variant "$3" --no-floor --no-side-by-side; }
 host_begin
 case "$part" in
-  race-conv) bench s44-race-conv 570 --op conv2d,convLayer --backend "$ROUTER_RACE_BACKENDS" --variant wasm-simd,auto,gemm,routed --no-floor --no-side-by-side ;;
-  race-rest) bench s44-race-rest 570 --op stencil3d,scan,gridSearch --backend "$ROUTER_RACE_BACKENDS" --variant "$ROUTER_RACE_VARIANTS" --no-floor --no-side-by-side ;;
+  race-conv) race s44-race-conv conv2d,convLayer wasm-simd,auto,gemm,routed ;;
+  race-rest) race s44-race-rest stencil3d,scan,gridSearch "$ROUTER_RACE_VARIANTS" ;;
   pool-conv) bench s44-pool-conv 400 --op conv2d,convLayer --backend piscina --variant wasm-simd --no-floor ;;
-  race-conv-bytes) bench s44c-race-conv 570 --op conv2d,convLayer --backend "$ROUTER_RACE_BACKENDS" --variant wasm-simd,auto,gemm,routed --no-floor --no-side-by-side ;;
+  race-conv-bytes) race s44c-race-conv conv2d,convLayer wasm-simd,auto,gemm,routed ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac
 host_end "s44-$part"
