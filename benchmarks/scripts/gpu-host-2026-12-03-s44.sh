@@ -14,7 +14,6 @@ set -u
 . "$(dirname "$0")/h100-bench.sh"
 part=${1:?usage: gpu-host-2026-12-03-s44.sh race-conv|race-rest|pool-conv|race-conv-bytes}
 # race NAME OPS VARIANTS: the router against the backends it races, one process each.
-race() { bench "$1" 570 --op "$2" --backend "$ROUTER_RACE_BACKENDS" --variant "$3" --no-floor --no-side-by-side; }
 host_begin
 case "$part" in
   race-conv) race s44-race-conv conv2d,convLayer wasm-simd,auto,gemm,routed ;;

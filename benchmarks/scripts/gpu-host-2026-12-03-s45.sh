@@ -8,7 +8,6 @@
 set -u
 . "$(dirname "$0")/h100-bench.sh"
 part=${1:?usage: gpu-host-2026-12-03-s45.sh race-rest|race-conv}
-race() { bench "$1" 570 --op "$2" --backend "$ROUTER_RACE_BACKENDS" --variant "$3" --no-floor --no-side-by-side; }
 host_begin
 case "$part" in
   race-rest) race s45-race-rest stencil3d,scan,gridSearch "$ROUTER_RACE_VARIANTS" ;;

@@ -17,6 +17,8 @@ bench_router() { bench router 560 --op conv2d,convLayer,stencil3d,scan,gridSearc
 # backend is 3x or more behind on every seed row), each at its best variants.
 ROUTER_RACE_BACKENDS=piscina,webgpu,kernelkit
 ROUTER_RACE_VARIANTS=wasm-simd,auto,gemm,streamed,decoupled,decoupled-subgroups,pruned,routed
+# race NAME OPS VARIANTS: those backends on OPS at VARIANTS, one process each, without the floor or side-by-side rows.
+race() { bench "$1" 570 --op "$2" --backend "$ROUTER_RACE_BACKENDS" --variant "$3" --no-floor --no-side-by-side; }
 
 # A session script's frame: host_begin collects into a temporary $OUT and records the GPU and CPU; host_end NAME
 # packs it all into the real $OUT as NAME.tar.gz (the host returns at most 8 files).
