@@ -2,17 +2,25 @@
 # Run on the GPU host (H200) after `. .gpu-host/on-host.sh`: bash benchmarks/scripts/gpu-host-2026-12-03-s46.sh PART
 # Issue 16's four s45 misses, call by call: every routed call labelled (warm-up, trial, confirmation,
 # settled) beside each candidate in a process of its own (apps/studies router/settling.js).
-# settle: the two grid searches, scan 400M f32 and convLayer L1 B=100; race-grid: the bench's grid rows again.
+# settle: the two grid searches, scan 400M f32 and convLayer L1 B=100; probe-grid: WebGPU's grid search
+# alone, beside a Piscina pool, through the facade fixed and routed (router-grid-probe.mjs); race-grid:
+# the bench's grid rows again.
 # Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s46-PART.tar.gz.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
-part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|race-grid}
+part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|race-grid}
 settle() { timeout "$2" node apps/studies/dist/router/settling.js --workload seed --cases "$3" --calls "$4" --direct > "$OUT/settling-$1.txt" 2> "$OUT/settling-$1.log"; echo "settling $1 rc=$?"; cat "$OUT/settling-$1.txt"; }
 host_begin
 case "$part" in
   settle)
     settle grid 200 grid-cs610-8,grid-cs610-full 40
     settle scan-conv 300 scan-400M-f32,convlayer-L1-b100 30
+    ;;
+  probe-grid)
+    # router-grid-probe.mjs: each mode twice, in alternation, one process each.
+    for round in 1 2; do for mode in direct pool-idle pool-used fixed auto; do
+      timeout 120 node benchmarks/scripts/router-grid-probe.mjs "$mode" "${2:-grid-cs610-8}" 2>>"$OUT/probe-grid.log" | tee -a "$OUT/probe-grid.txt"
+    done; done
     ;;
   race-grid) race s46-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
