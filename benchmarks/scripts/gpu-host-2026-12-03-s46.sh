@@ -8,7 +8,7 @@
 # Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s46-PART.tar.gz.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
-part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|race-grid}
+part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|probe-grid2 [case]|race-grid}
 settle() { timeout "$2" node apps/studies/dist/router/settling.js --workload seed --cases "$3" --calls "$4" --direct > "$OUT/settling-$1.txt" 2> "$OUT/settling-$1.log"; echo "settling $1 rc=$?"; cat "$OUT/settling-$1.txt"; }
 host_begin
 case "$part" in
@@ -21,6 +21,17 @@ case "$part" in
     for round in 1 2; do for mode in direct pool-idle pool-used fixed auto; do
       timeout 120 node benchmarks/scripts/router-grid-probe.mjs "$mode" "${2:-grid-cs610-8}" 2>>"$OUT/probe-grid.log" | tee -a "$OUT/probe-grid.txt"
     done; done
+    ;;
+  probe-grid2)
+    # The facade's slow WebGPU grid calls: a second process on the GPU (child), a cached route
+    # (no calibration child: auto again on the cache the first auto wrote), and CPU profiles.
+    export KK_CACHE=$(mktemp -d)/calibration.json
+    for round in 1 2; do for mode in direct child auto auto; do
+      timeout 120 node benchmarks/scripts/router-grid-probe.mjs "$mode" "${2:-grid-cs610-8}" 2>>"$OUT/probe-grid2.log" | tee -a "$OUT/probe-grid2.txt"
+    done; rm -f "$KK_CACHE"; done
+    for mode in fixed auto; do
+      timeout 120 node --cpu-prof --cpu-prof-dir="$OUT/prof-$mode" benchmarks/scripts/router-grid-probe.mjs "$mode" "${2:-grid-cs610-8}" 2>>"$OUT/probe-grid2.log" | tee -a "$OUT/probe-grid2.txt"
+    done
     ;;
   race-grid) race s46-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
