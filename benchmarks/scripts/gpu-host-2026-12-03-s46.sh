@@ -24,14 +24,12 @@ case "$part" in
     ;;
   probe-grid2)
     # The facade's slow WebGPU grid calls: a second process on the GPU (child), a cached route
-    # (no calibration child: auto again on the cache the first auto wrote), and CPU profiles.
+    # (no calibration child: auto again on the cache the first auto wrote), a pool that ran
+    # first (pool-many); per call its GPU slices and garbage-collection ms.
     export KK_CACHE=$(mktemp -d)/calibration.json
-    for round in 1 2; do for mode in direct child auto auto; do
+    for round in 1 2 3; do for mode in direct pool-many auto auto; do
       timeout 120 node benchmarks/scripts/router-grid-probe.mjs "$mode" "${2:-grid-cs610-8}" 2>>"$OUT/probe-grid2.log" | tee -a "$OUT/probe-grid2.txt"
     done; rm -f "$KK_CACHE"; done
-    for mode in fixed auto; do
-      timeout 120 node --cpu-prof --cpu-prof-dir="$OUT/prof-$mode" benchmarks/scripts/router-grid-probe.mjs "$mode" "${2:-grid-cs610-8}" 2>>"$OUT/probe-grid2.log" | tee -a "$OUT/probe-grid2.txt"
-    done
     ;;
   race-grid) race s46-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
   *) echo "unknown part $part" >&2; exit 2 ;;

@@ -3,17 +3,20 @@
 //   direct     the WebGPU backend alone
 //   pool-idle  the WebGPU backend, a Piscina backend started beside it and never called
 //   pool-used  the same, one Piscina grid search before the WebGPU calls
+//   pool-many  the same, eight
 //   fixed      createKernels({ backend: 'webgpu', route: 'fixed' })
 //   auto       createKernels({ route: 'auto' }) after calibrate(), calls as routed
 //              (cache file $KK_CACHE, else a fresh one)
 //   child      the WebGPU backend started, then a child process running `direct` on the GPU
 //              (as the calibration child does beside the facade's fallback device), then the calls
-// Prints one JSON line: the mode, the backend each call ran on, and every call's ms.
+// Prints one JSON line: the mode, the backend each call ran on, every call's ms, its slices
+// (progress reports: one per GPU slice) and the ms of garbage collection during it.
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { benchCases } from '@kernelkit/bench';
 import { createKernels } from 'kernelkit';
 import { createWebGpuBackend } from '@kernelkit/webgpu';
@@ -26,32 +29,46 @@ if (c === undefined) throw new Error(`no case ${id} in ${workload}`);
 const args = await c.make();
 const owned = [];
 let call;
-if (mode === 'direct' || mode === 'pool-idle' || mode === 'pool-used' || mode === 'child') {
+if (['direct', 'pool-idle', 'pool-used', 'pool-many', 'child'].includes(mode)) {
   const gpu = await createWebGpuBackend({ adapter: 'any' });
   owned.push(gpu);
   if (mode === 'child') execFileSync(process.execPath, [fileURLToPath(import.meta.url), 'direct', id, workload], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (mode !== 'direct') {
     const pool = await createPiscinaBackend();
     owned.push(pool);
-    if (mode === 'pool-used') await pool.gridSearch(args);
+    for (let i = 0; i < (mode === 'pool-used' ? 1 : mode === 'pool-many' ? 8 : 0); i++) await pool.gridSearch(args);
   }
-  call = () => gpu.gridSearch(args, { variant: 'pruned' });
+  call = (o) => gpu.gridSearch(args, { variant: 'pruned', ...o });
 } else if (mode === 'fixed' || mode === 'auto') {
   const cache = process.env.KK_CACHE ?? join(await mkdtemp(join(os.tmpdir(), 'kk-probe-')), 'calibration.json');
   const k = await createKernels(mode === 'fixed' ? { backend: 'webgpu', adapter: 'any', route: 'fixed' } : { route: 'auto', calibrationCache: cache });
   owned.push(k);
   if (mode === 'auto') await k.calibrate();
-  call = () => k.gridSearch(args);
+  call = (o) => k.gridSearch(args, o);
 } else throw new Error(`unknown mode ${mode}`);
 const ms = [];
 const ran = [];
+const slices = [];
+const gcMs = [];
+let gc = 0;
+const gcWatch = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gc += e.duration;
+});
+gcWatch.observe({ entryTypes: ['gc'] });
 for (let i = 0; i < calls; i++) {
+  let n = 0;
+  await new Promise((r) => setImmediate(r)); // let the last call's gc entries arrive
+  const gc0 = gc;
   const t = performance.now();
-  const r = await call();
+  const r = await call({ onProgress: () => void n++ });
   ms.push(+(performance.now() - t).toFixed(2));
+  await new Promise((r) => setImmediate(r));
+  gcMs.push(+(gc - gc0).toFixed(2));
+  slices.push(n);
   ran.push(`${r.backend}/${r.variant}`);
 }
+gcWatch.disconnect();
 const route = mode === 'auto' ? (await call()).notes?.[0] : undefined;
 const later = ms.slice(calls / 2).sort((a, b) => a - b);
-console.log(JSON.stringify({ mode, id, laterMedian: later[Math.floor(later.length / 2)], ran: [...new Set(ran)], ms, ...(route ? { route } : {}) }));
+console.log(JSON.stringify({ mode, id, laterMedian: later[Math.floor(later.length / 2)], ran: [...new Set(ran)], ms, slices, gcMs, ...(route ? { route } : {}) }));
 for (const o of owned) await o.dispose();
