@@ -8,7 +8,7 @@
 # Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s46-PART.tar.gz.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
-part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|probe-grid2 [case]|race-grid}
+part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|probe-grid2 [case]|grid-phases|race-grid}
 settle() { timeout "$2" node apps/studies/dist/router/settling.js --workload seed --cases "$3" --calls "$4" --direct > "$OUT/settling-$1.txt" 2> "$OUT/settling-$1.log"; echo "settling $1 rc=$?"; cat "$OUT/settling-$1.txt"; }
 host_begin
 case "$part" in
@@ -30,6 +30,12 @@ case "$part" in
     for round in 1 2 3; do for mode in direct pool-many auto auto; do
       timeout 120 node benchmarks/scripts/router-grid-probe.mjs "$mode" "${2:-grid-cs610-8}" 2>>"$OUT/probe-grid2.log" | tee -a "$OUT/probe-grid2.txt"
     done; rm -f "$KK_CACHE"; done
+    ;;
+  grid-phases)
+    # webgpu-grid-phases.mjs: each grid case in three processes, where a call's host time goes.
+    for round in 1 2 3; do for c in grid-cs610-8 grid-cs610-full; do
+      timeout 120 node benchmarks/scripts/webgpu-grid-phases.mjs "$c" 2>>"$OUT/grid-phases.log" | tee -a "$OUT/grid-phases.txt"
+    done; done
     ;;
   race-grid) race s46-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
