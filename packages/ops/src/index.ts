@@ -69,6 +69,7 @@ export type { GridDim, GridPoints, GridSearchArgs, GridSearchProblem } from './g
 export { validateGridSearch, GRID_AXIS_VALUES_LIMIT, MAX_AXIS_POINTS, MAX_GRID_POINTS } from './grid-search/validate.js';
 export { gridAxisCount, gridAxisValue, gridAxisValues, gridPointPasses, gridSuffixBounds, PointSink } from './grid-search/shape.js';
 export { gridSearchReference } from './grid-search/reference.js';
+export { GridRecheck } from './grid-search/recheck.js';
 export { gridSearchWork } from './grid-search/work.js';
 export { parseCs610Grid, parseCs610Disp, cs610Problem, readCs610Problem, formatCs610Results, formatLf, CS610_MAX_FILE_BYTES } from './grid-search/cs610.js';
 export type { Cs610Constraints, ReadCs610Options } from './grid-search/cs610.js';

@@ -59,6 +59,14 @@ export class PointSink {
   ) {
     this.buf = new Float64Array(Math.max(1, Math.min(initial, maxPoints)) * dims);
   }
+  /** Makes room for `more` points beyond those held (within maxPoints) in one step, so a batch of known size grows the buffer at most once. */
+  reserve(more: number): void {
+    const want = Math.min(this.count + more, this.maxPoints) * this.dims;
+    if (want <= this.buf.length) return;
+    const grown = new Float64Array(Math.max(want, Math.min(this.buf.length * 2, this.maxPoints * this.dims)));
+    grown.set(this.buf);
+    this.buf = grown;
+  }
   /** Returns false when the limit is reached (the caller turns that into a LimitExceededError). */
   push(x: ArrayLike<number>): boolean {
     if (this.count >= this.maxPoints) return false;

@@ -1,5 +1,5 @@
 import { LimitExceededError, throwIfAborted } from '@kernelkit/core';
-import { gridPointPasses, PointSink, U32F, type GridPoints, type GridSearchProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
+import { GridRecheck, PointSink, U32F, type GridPoints, type GridSearchProblem, type OpContext, type OpImplementation, type OpOutput } from '@kernelkit/ops';
 import type { Dispatch, GpuDevice } from '../runtime/device.js';
 import { packParams, vec4Array } from '../runtime/params.js';
 import { grid1d } from '../runtime/usage.js';
@@ -38,7 +38,7 @@ function f32Up(v: number): number {
  * the 1/(1 − n·u) and the f64 term), plus an absolute D·2⁻¹²⁰ for flushed subnormals. So
  * |r̂| ≤ e_i + δ_i whenever |r| ≤ e_i: every point that passes in f64 passes the f32 screen
  * against thr_i = f32-round-up(e_i + δ_i). The screen only nominates; every nominee is re-tested
- * with `gridPointPasses` (the f64 test), so the output equals the f64 brute force exactly.
+ * with `GridRecheck` (gridPointPasses' f64 test), so the output equals the f64 brute force exactly.
  */
 export function screenThresholds(p: GridSearchProblem): Float32Array {
   const maxAbs = p.axes.map((a) => a.reduce((m, v) => Math.max(m, Math.abs(v)), 0));
@@ -111,24 +111,6 @@ export function nomineePoints(recs: Uint32Array, count: number, inner: number): 
   return points.sort();
 }
 
-/** The coordinates of grid point `index` (lexicographic, the last axis fastest) into `x`. */
-export function decodePoint(p: GridSearchProblem, index: number, x: Float64Array): void {
-  let j = p.d - 1;
-  for (; j >= 0 && index > 0x7fffffff; j--) {
-    const n = p.counts[j]!;
-    const at = index % n;
-    x[j] = p.axes[j]![at]!;
-    index = (index - at) / n;
-  }
-  // The rest in int32 arithmetic, several times faster than f64 remainders.
-  for (let i = index | 0; j >= 0; j--) {
-    const n = p.counts[j]! | 0;
-    const q = (i / n) | 0;
-    x[j] = p.axes[j]![i - q * n]!;
-    i = q;
-  }
-}
-
 async function runGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<GridPoints>, kind: Kind): Promise<OpOutput<GridPoints>> {
   const { out, rechecked } = await searchGrid(gpu, p, ctx, kind);
   return { ...out, notes: [screenNote(rechecked, out.data.count)] };
@@ -170,7 +152,7 @@ async function searchGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<G
   const tgt = Float32Array.from(p.targets);
   let rechecked = 0;
   let kernelMs: number | undefined = 0;
-  const x = new Float64Array(p.d);
+  const recheck = new GridRecheck(p);
   const times = await gpu.exclusive(async () => {
     const pipeline = gpu.pipeline(program);
     const axesBuf = await gpu.upload(axes);
@@ -217,11 +199,8 @@ async function searchGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<G
           cand.destroy();
           gpu.release(...temps);
           const points = nomineePoints(body.length === 0 ? new Uint32Array(0) : new Uint32Array(body[0]!), count, shape.inner);
-          for (const point of points) {
-            decodePoint(p, point, x);
-            rechecked++;
-            if (gridPointPasses(p, x) && !sink.push(x)) throw new LimitExceededError('maxPoints', `more than ${p.maxPoints} points pass; raise maxPoints or tighten the constraints`);
-          }
+          rechecked += count;
+          if (!recheck.pushPassing(points, count, sink)) throw new LimitExceededError('maxPoints', `more than ${p.maxPoints} points pass; raise maxPoints or tighten the constraints`);
           break;
         }
         // The estimate counts every term; pruned and optimized kernels skip most of them, so the
