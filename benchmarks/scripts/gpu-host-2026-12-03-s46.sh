@@ -8,7 +8,7 @@
 # Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s46-PART.tar.gz.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
-part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|probe-grid2 [case]|grid-phases|race-grid}
+part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|probe-grid2 [case]|grid-phases|grid-prof|race-grid}
 settle() { timeout "$2" node apps/studies/dist/router/settling.js --workload seed --cases "$3" --calls "$4" --direct > "$OUT/settling-$1.txt" 2> "$OUT/settling-$1.log"; echo "settling $1 rc=$?"; cat "$OUT/settling-$1.txt"; }
 host_begin
 case "$part" in
@@ -36,6 +36,10 @@ case "$part" in
     for round in 1 2 3; do for c in grid-cs610-8 grid-cs610-full; do
       timeout 120 node benchmarks/scripts/webgpu-grid-phases.mjs "$c" 2>>"$OUT/grid-phases.log" | tee -a "$OUT/grid-phases.txt"
     done; done
+    ;;
+  grid-prof)
+    # A CPU profile (100 us samples) of 60 WebGPU grid searches at 8 steps/dim.
+    KK_CALLS=60 timeout 120 node --cpu-prof --cpu-prof-interval 100 --cpu-prof-dir="$OUT/prof" benchmarks/scripts/webgpu-grid-phases.mjs grid-cs610-8 2>>"$OUT/grid-prof.log"
     ;;
   race-grid) race s46-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
