@@ -13,6 +13,9 @@ import { addMs, callTimes, SUBMIT_MS, workPerSubmit, type WorkRate } from './com
  */
 const RATE: WorkRate = { software: 1.5e5, hardware: 5e9 };
 
+/** The nominee count a slice starts from. */
+const ZERO_COUNT = new Uint32Array(1);
+
 /** Threads one dispatch runs at most: the kernels index them in u32 (first + threads < 2^32). */
 const DISPATCH_THREADS = 2 ** 30;
 import { gridNaive, gridOptimized, gridPruned, PRUNED_DEPTH, type GridShape } from './grid-search.wgsl.js';
@@ -172,7 +175,9 @@ async function searchGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<G
         const s1 = Math.min(threads, s0 + perSubmit);
         const sliceStart = performance.now();
         for (;;) {
-          const cand = gpu.device.createBuffer({ size: (1 + 2 * cap) * 4, usage: 0x80 | 0x04 }); // STORAGE | COPY_SRC, zeroed
+          // Pooled: the kernels append after the count word, so only that word is zeroed.
+          const cand = gpu.storage((1 + 2 * cap) * 4);
+          gpu.device.queue.writeBuffer(cand, 0, ZERO_COUNT);
           const temps: GPUBuffer[] = [];
           const dispatches: Dispatch[] = [];
           for (let a = s0; a < s1; a += DISPATCH_THREADS) {
@@ -188,16 +193,14 @@ async function searchGrid(gpu: GpuDevice, p: GridSearchProblem, ctx: OpContext<G
           const count = new Uint32Array(head.data[0]!)[0]!;
           if (count > cap) {
             // Too many nominees for the buffer: grow it to the exact count and run the slice again.
-            cand.destroy();
-            gpu.release(...temps);
+            gpu.release(cand, ...temps);
             if (count > 2 ** 26) throw new LimitExceededError('maxPoints', `the f32 screen nominated ${count} points in one slice; the result would be too large`);
             cap = count;
             continue;
           }
           kernelMs = addMs(kernelMs, head.kernelMs);
           const body = count === 0 ? [] : (await gpu.execute([], [{ buffer: cand, offset: 4, size: count * 8 }])).data;
-          cand.destroy();
-          gpu.release(...temps);
+          gpu.release(cand, ...temps);
           const points = nomineePoints(body.length === 0 ? new Uint32Array(0) : new Uint32Array(body[0]!), count, shape.inner);
           rechecked += count;
           if (!recheck.pushPassing(points, count, sink)) throw new LimitExceededError('maxPoints', `more than ${p.maxPoints} points pass; raise maxPoints or tighten the constraints`);
