@@ -4,11 +4,11 @@
 # settled) beside each candidate in a process of its own (apps/studies router/settling.js).
 # settle: the two grid searches, scan 400M f32 and convLayer L1 B=100; probe-grid: WebGPU's grid search
 # alone, beside a Piscina pool, through the facade fixed and routed (router-grid-probe.mjs); race-grid:
-# the bench's grid rows again.
+# the bench's grid rows again; race-rest: stencil3d, scan and the grid search, as s45's part of that name.
 # Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s46-PART.tar.gz.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
-part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|probe-grid2 [case]|grid-phases|grid-prof|race-grid}
+part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|probe-grid2 [case]|grid-phases|grid-prof|race-grid|race-rest}
 settle() { timeout "$2" node apps/studies/dist/router/settling.js --workload seed --cases "$3" --calls "$4" --direct > "$OUT/settling-$1.txt" 2> "$OUT/settling-$1.log"; echo "settling $1 rc=$?"; cat "$OUT/settling-$1.txt"; }
 host_begin
 case "$part" in
@@ -42,6 +42,7 @@ case "$part" in
     KK_CALLS=60 timeout 120 node --cpu-prof --cpu-prof-interval 100 --cpu-prof-dir="$OUT/prof" benchmarks/scripts/webgpu-grid-phases.mjs grid-cs610-8 2>>"$OUT/grid-prof.log"
     ;;
   race-grid) race s46-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
+  race-rest) race s46-race-rest stencil3d,scan,gridSearch "$ROUTER_RACE_VARIANTS" ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac
 host_end "s46-$part"
