@@ -8,7 +8,7 @@
 # Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s46-PART.tar.gz.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
-part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|probe-grid2 [case]|grid-phases|grid-prof|race-grid|race-rest}
+part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|probe-grid2 [case]|grid-phases|grid-prof|probe-grid3|race-grid|race-rest}
 settle() { timeout "$2" node apps/studies/dist/router/settling.js --workload seed --cases "$3" --calls "$4" --direct > "$OUT/settling-$1.txt" 2> "$OUT/settling-$1.log"; echo "settling $1 rc=$?"; cat "$OUT/settling-$1.txt"; }
 host_begin
 case "$part" in
@@ -40,6 +40,18 @@ case "$part" in
   grid-prof)
     # A CPU profile (100 us samples) of 60 WebGPU grid searches at 8 steps/dim.
     KK_CALLS=60 timeout 120 node --cpu-prof --cpu-prof-interval 100 --cpu-prof-dir="$OUT/prof" benchmarks/scripts/webgpu-grid-phases.mjs grid-cs610-8 2>>"$OUT/grid-prof.log"
+    ;;
+  probe-grid3)
+    # Exploring with and without a calibration child in the same process: auto after a separate
+    # calibrate process (fits cached, no choices), then auto with a fresh cache (its own child).
+    for round in 1 2 3; do
+      export KK_CACHE=$(mktemp -d)/calibration.json
+      for mode in calibrate auto; do
+        timeout 120 node benchmarks/scripts/router-grid-probe.mjs "$mode" "${2:-grid-cs610-8}" 2>>"$OUT/probe-grid3.log" | tee -a "$OUT/probe-grid3.txt"
+      done
+      unset KK_CACHE
+      timeout 120 node benchmarks/scripts/router-grid-probe.mjs auto "${2:-grid-cs610-8}" 2>>"$OUT/probe-grid3.log" | tee -a "$OUT/probe-grid3.txt"
+    done
     ;;
   race-grid) race s46-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
   race-rest) race s46-race-rest stencil3d,scan,gridSearch "$ROUTER_RACE_VARIANTS" ;;

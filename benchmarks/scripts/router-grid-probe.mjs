@@ -7,6 +7,8 @@
 //   fixed      createKernels({ backend: 'webgpu', route: 'fixed' })
 //   auto       createKernels({ route: 'auto' }) after calibrate(), calls as routed
 //              (cache file $KK_CACHE, else a fresh one)
+//   calibrate  createKernels({ route: 'auto' }).calibrate() into $KK_CACHE, no calls (an auto
+//              process after it explores without calibrating)
 //   child      the WebGPU backend started, then a child process running `direct` on the GPU
 //              (as the calibration child does beside the facade's fallback device), then the calls
 // Prints one JSON line: the mode, the backend each call ran on, every call's ms, its slices
@@ -39,6 +41,13 @@ if (['direct', 'pool-idle', 'pool-used', 'pool-many', 'child'].includes(mode)) {
     for (let i = 0; i < (mode === 'pool-used' ? 1 : mode === 'pool-many' ? 8 : 0); i++) await pool.gridSearch(args);
   }
   call = (o) => gpu.gridSearch(args, { variant: 'pruned', ...o });
+} else if (mode === 'calibrate') {
+  const k = await createKernels({ route: 'auto', calibrationCache: process.env.KK_CACHE ?? '' });
+  const t = performance.now();
+  await k.calibrate();
+  console.log(JSON.stringify({ mode, calibrateMs: Math.round(performance.now() - t) }));
+  await k.dispose();
+  process.exit(0);
 } else if (mode === 'fixed' || mode === 'auto') {
   const cache = process.env.KK_CACHE ?? join(await mkdtemp(join(os.tmpdir(), 'kk-probe-')), 'calibration.json');
   const k = await createKernels(mode === 'fixed' ? { backend: 'webgpu', adapter: 'any', route: 'fixed' } : { route: 'auto', calibrationCache: cache });
