@@ -9,6 +9,10 @@
 //              (cache file $KK_CACHE, else a fresh one)
 //   calibrate  createKernels({ route: 'auto' }).calibrate() into $KK_CACHE, no calls (an auto
 //              process after it explores without calibrating)
+//   pool-mid   the WebGPU backend and a Piscina pool: calls 6-8 go to the pool (the router's
+//              first trials' order), the rest to WebGPU
+//   cal-pool-mid  the same after a `calibrate` child process ran a fresh calibration while the
+//              WebGPU device was open (as the facade's fallback device is during its calibration)
 //   child      the WebGPU backend started, then a child process running `direct` on the GPU
 //              (as the calibration child does beside the facade's fallback device), then the calls
 // Prints one JSON line: the mode, the backend each call ran on, every call's ms, its slices
@@ -31,7 +35,18 @@ if (c === undefined) throw new Error(`no case ${id} in ${workload}`);
 const args = await c.make();
 const owned = [];
 let call;
-if (['direct', 'pool-idle', 'pool-used', 'pool-many', 'child'].includes(mode)) {
+if (mode === 'pool-mid' || mode === 'cal-pool-mid') {
+  const gpu = await createWebGpuBackend({ adapter: 'any' });
+  owned.push(gpu);
+  if (mode === 'cal-pool-mid') {
+    const cache = join(await mkdtemp(join(os.tmpdir(), 'kk-probe-')), 'calibration.json');
+    execFileSync(process.execPath, [fileURLToPath(import.meta.url), 'calibrate'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, KK_CACHE: cache } });
+  }
+  const pool = await createPiscinaBackend();
+  owned.push(pool);
+  let i = 0;
+  call = (o) => (++i >= 6 && i <= 8 ? pool.gridSearch(args, o) : gpu.gridSearch(args, { variant: 'pruned', ...o }));
+} else if (['direct', 'pool-idle', 'pool-used', 'pool-many', 'child'].includes(mode)) {
   const gpu = await createWebGpuBackend({ adapter: 'any' });
   owned.push(gpu);
   if (mode === 'child') execFileSync(process.execPath, [fileURLToPath(import.meta.url), 'direct', id, workload], { stdio: ['ignore', 'ignore', 'inherit'] });
