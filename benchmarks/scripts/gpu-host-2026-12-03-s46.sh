@@ -8,7 +8,7 @@
 # Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s46-PART.tar.gz.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
-part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|probe-grid2 [case]|grid-phases|grid-prof|probe-grid3|probe-grid4|race-grid|race-rest}
+part=${1:?usage: gpu-host-2026-12-03-s46.sh settle|probe-grid [case]|probe-grid2 [case]|grid-phases|grid-prof|probe-grid3|probe-grid4|grid-phases-cal|race-grid|race-rest}
 settle() { timeout "$2" node apps/studies/dist/router/settling.js --workload seed --cases "$3" --calls "$4" --direct > "$OUT/settling-$1.txt" 2> "$OUT/settling-$1.log"; echo "settling $1 rc=$?"; cat "$OUT/settling-$1.txt"; }
 host_begin
 case "$part" in
@@ -59,6 +59,12 @@ case "$part" in
     for round in 1 2 3; do for mode in pool-mid cal-pool-mid; do
       timeout 120 node benchmarks/scripts/router-grid-probe.mjs "$mode" "${2:-grid-cs610-8}" 2>>"$OUT/probe-grid4.log" | tee -a "$OUT/probe-grid4.txt"
     done; done
+    ;;
+  grid-phases-cal)
+    # webgpu-grid-phases.mjs right after a fresh calibration in a child process, three processes.
+    for round in 1 2 3; do
+      KK_CALIBRATE_FIRST=1 timeout 120 node benchmarks/scripts/webgpu-grid-phases.mjs grid-cs610-8 2>>"$OUT/grid-phases-cal.log" | tee -a "$OUT/grid-phases-cal.txt"
+    done
     ;;
   race-grid) race s46-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
   race-rest) race s46-race-rest stencil3d,scan,gridSearch "$ROUTER_RACE_VARIANTS" ;;
