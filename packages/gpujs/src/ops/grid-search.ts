@@ -1,5 +1,5 @@
 import { LimitExceededError, Pacer } from '@kernelkit/core';
-import { gridPointPasses, PointSink, type GridSearchProblem, type OpImplementation, U32F } from '@kernelkit/ops';
+import { GridRecheck, PointSink, type GridSearchProblem, type OpImplementation, U32F } from '@kernelkit/ops';
 import type { Runtime } from '../runtime.js';
 import { callWork, kernelFn, type KernelThis } from './kernel-util.js';
 
@@ -96,8 +96,8 @@ const f32 = (a: ArrayLike<number>): Float32Array => (a.length === 0 ? new Float3
  * the grid: 4× the worst case, to cover GL/WGSL implementations that round divisions and
  * products within a few ulp rather than correctly. So a point the screen rejects
  * (|s32 − d| > e + margin) has |s_f64 − d| > e: it fails the exact test, and skipping it is
- * safe. Every point the screen keeps is re-checked with `gridPointPasses`, so the output is
- * exactly the f64 reference's. The bound is rounded up when converted to f32.
+ * safe. Every point the screen keeps is re-checked with `GridRecheck` (gridPointPasses' f64
+ * test), so the output is exactly the f64 reference's. The bound is rounded up when converted to f32.
  */
 function screenBounds(p: GridSearchProblem): Float64Array {
   const u = U32F;
@@ -172,6 +172,7 @@ export function gridSearch(rt: Runtime): OpImplementation<'gridSearch'> {
         });
         const outer = new Array<number>(midStart).fill(0);
         const x = new Float64Array(D);
+        const recheck = new GridRecheck(p);
         const midDigits = new Array<number>(nMid).fill(0);
         let candidates = 0;
         const pacer = new Pacer(ctx.signal);
@@ -205,7 +206,7 @@ export function gridSearch(rt: Runtime): OpImplementation<'gridSearch'> {
               if (li >= nL) break;
               x[D - 1] = p.axes[D - 1]![li]!;
               candidates++;
-              if (gridPointPasses(p, x) && !sink.push(x)) {
+              if (recheck.passes(x) && !sink.push(x)) {
                 throw new LimitExceededError('maxPoints', `more than ${p.maxPoints} points pass; raise maxPoints or tighten the constraints`);
               }
             }
