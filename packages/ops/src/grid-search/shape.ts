@@ -71,11 +71,7 @@ export class PointSink {
   push(x: ArrayLike<number>): boolean {
     if (this.count >= this.maxPoints) return false;
     const d = this.dims;
-    if ((this.count + 1) * d > this.buf.length) {
-      const grown = new Float64Array(Math.min(this.buf.length * 2, this.maxPoints * d));
-      grown.set(this.buf);
-      this.buf = grown;
-    }
+    if ((this.count + 1) * d > this.buf.length) this.reserve(1);
     const o = this.count * d;
     for (let j = 0; j < d; j++) this.buf[o + j] = x[j]!;
     this.count++;
