@@ -6,15 +6,20 @@
 //   pool-many  the same, eight
 //   fixed      createKernels({ backend: 'webgpu', route: 'fixed' })
 //   auto       createKernels({ route: 'auto' }) after calibrate(), calls as routed
-//              (cache file $KK_CACHE, else a fresh one)
+//              (cache file $KK_CACHE, else a fresh one; KK_CALIBRATE_IN=process calibrates in
+//              this process; KK_SETTLE_MS waits that long after calibrating)
+//   pool, cpu  a Piscina or CPU backend alone (KK_VARIANT, else its default variant)
 //   calibrate  createKernels({ route: 'auto' }).calibrate() into $KK_CACHE, no calls (an auto
 //              process after it explores without calibrating)
 //   pool-mid   the WebGPU backend and a Piscina pool: calls 6-8 go to the pool (the router's
 //              first trials' order), the rest to WebGPU
 //   cal-pool-mid  the same after a `calibrate` child process ran a fresh calibration while the
 //              WebGPU device was open (as the facade's fallback device is during its calibration)
+//   cal-wait-pool-mid  the same, KK_SETTLE_MS (default 3000) after the child exited
 //   child      the WebGPU backend started, then a child process running `direct` on the GPU
 //              (as the calibration child does beside the facade's fallback device), then the calls
+// Any seed case runs (KK_VARIANT: the WebGPU variant, default pruned for the grid search and
+// decoupled-subgroups for the scan); KK_TIMING=1 asks for timestamps and prints each call's kernel ms.
 // Prints one JSON line: the mode, the backend each call ran on, every call's ms, its slices
 // (progress reports: one per GPU slice) and the ms of garbage collection during it.
 import { mkdtemp } from 'node:fs/promises';
@@ -27,6 +32,7 @@ import { benchCases } from '@kernelkit/bench';
 import { createKernels } from 'kernelkit';
 import { createWebGpuBackend } from '@kernelkit/webgpu';
 import { createPiscinaBackend } from '@kernelkit/piscina';
+import { createCpuBackend } from '@kernelkit/cpu';
 
 const [mode = 'direct', id = 'grid-cs610-8', workload = 'seed'] = process.argv.slice(2);
 const calls = Number(process.env.KK_CALLS ?? 30);
@@ -34,18 +40,22 @@ const c = benchCases(workload).find((x) => x.id === id);
 if (c === undefined) throw new Error(`no case ${id} in ${workload}`);
 const args = await c.make();
 const owned = [];
+const variant = process.env.KK_VARIANT ?? (c.op === 'scan' ? 'decoupled-subgroups' : c.op === 'gridSearch' ? 'pruned' : undefined);
+const timing = process.env.KK_TIMING === '1';
+const run = (b, o) => b[c.op](args, { ...(timing ? { timing: true } : {}), ...o });
 let call;
-if (mode === 'pool-mid' || mode === 'cal-pool-mid') {
+if (mode === 'pool-mid' || mode === 'cal-pool-mid' || mode === 'cal-wait-pool-mid') {
   const gpu = await createWebGpuBackend({ adapter: 'any' });
   owned.push(gpu);
-  if (mode === 'cal-pool-mid') {
+  if (mode !== 'pool-mid') {
     const cache = join(await mkdtemp(join(os.tmpdir(), 'kk-probe-')), 'calibration.json');
     execFileSync(process.execPath, [fileURLToPath(import.meta.url), 'calibrate'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, KK_CACHE: cache } });
+    if (mode === 'cal-wait-pool-mid') await new Promise((r) => setTimeout(r, Number(process.env.KK_SETTLE_MS ?? 3000)));
   }
   const pool = await createPiscinaBackend();
   owned.push(pool);
   let i = 0;
-  call = (o) => (++i >= 6 && i <= 8 ? pool.gridSearch(args, o) : gpu.gridSearch(args, { variant: 'pruned', ...o }));
+  call = (o) => (++i >= 6 && i <= 8 ? run(pool, o) : run(gpu, { variant, ...o }));
 } else if (['direct', 'pool-idle', 'pool-used', 'pool-many', 'child'].includes(mode)) {
   const gpu = await createWebGpuBackend({ adapter: 'any' });
   owned.push(gpu);
@@ -53,9 +63,13 @@ if (mode === 'pool-mid' || mode === 'cal-pool-mid') {
   if (mode !== 'direct') {
     const pool = await createPiscinaBackend();
     owned.push(pool);
-    for (let i = 0; i < (mode === 'pool-used' ? 1 : mode === 'pool-many' ? 8 : 0); i++) await pool.gridSearch(args);
+    for (let i = 0; i < (mode === 'pool-used' ? 1 : mode === 'pool-many' ? 8 : 0); i++) await run(pool, {});
   }
-  call = (o) => gpu.gridSearch(args, { variant: 'pruned', ...o });
+  call = (o) => run(gpu, { variant, ...o });
+} else if (mode === 'pool' || mode === 'cpu') {
+  const b = mode === 'pool' ? await createPiscinaBackend() : await createCpuBackend();
+  owned.push(b);
+  call = (o) => run(b, { ...(variant === undefined ? {} : { variant }), ...o });
 } else if (mode === 'calibrate') {
   const k = await createKernels({ route: 'auto', calibrationCache: process.env.KK_CACHE ?? '' });
   const t = performance.now();
@@ -65,15 +79,20 @@ if (mode === 'pool-mid' || mode === 'cal-pool-mid') {
   process.exit(0);
 } else if (mode === 'fixed' || mode === 'auto') {
   const cache = process.env.KK_CACHE ?? join(await mkdtemp(join(os.tmpdir(), 'kk-probe-')), 'calibration.json');
-  const k = await createKernels(mode === 'fixed' ? { backend: 'webgpu', adapter: 'any', route: 'fixed' } : { route: 'auto', calibrationCache: cache });
+  const calibrateIn = process.env.KK_CALIBRATE_IN ?? 'child';
+  const k = await createKernels(mode === 'fixed' ? { backend: 'webgpu', adapter: 'any', route: 'fixed' } : { route: 'auto', calibrationCache: cache, calibrateIn });
   owned.push(k);
-  if (mode === 'auto') await k.calibrate();
-  call = (o) => k.gridSearch(args, o);
+  if (mode === 'auto') {
+    await k.calibrate();
+    if (process.env.KK_SETTLE_MS !== undefined) await new Promise((r) => setTimeout(r, Number(process.env.KK_SETTLE_MS)));
+  }
+  call = (o) => run(k, o);
 } else throw new Error(`unknown mode ${mode}`);
 const ms = [];
 const ran = [];
 const slices = [];
 const gcMs = [];
+const kernelMs = [];
 let gc = 0;
 const gcWatch = new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gc += e.duration;
@@ -90,9 +109,10 @@ for (let i = 0; i < calls; i++) {
   gcMs.push(+(gc - gc0).toFixed(2));
   slices.push(n);
   ran.push(`${r.backend}/${r.variant}`);
+  if (timing) kernelMs.push(r.timing?.kernelMs === undefined ? null : +r.timing.kernelMs.toFixed(2));
 }
 gcWatch.disconnect();
 const route = mode === 'auto' ? (await call()).notes?.[0] : undefined;
 const later = ms.slice(calls / 2).sort((a, b) => a - b);
-console.log(JSON.stringify({ mode, id, laterMedian: later[Math.floor(later.length / 2)], ran: [...new Set(ran)], ms, slices, gcMs, ...(route ? { route } : {}) }));
+console.log(JSON.stringify({ mode, id, laterMedian: later[Math.floor(later.length / 2)], ran: [...new Set(ran)], on: ran.map((r) => [...new Set(ran)].indexOf(r)).join(''), ms, slices, gcMs, ...(timing ? { kernelMs } : {}), ...(route ? { route } : {}) }));
 for (const o of owned) await o.dispose();

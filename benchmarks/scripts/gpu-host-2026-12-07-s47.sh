@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Run on the GPU host after `. .gpu-host/on-host.sh`: bash benchmarks/scripts/gpu-host-2026-12-07-s47.sh PART
+# aftermath: is WebGPU slower in a process whose router ran its own calibration child (issue 16's
+# router rows on WebGPU 1.1-1.4x their backend's own process)? Per case and round, one process each:
+# direct (the backend alone), auto (router, fresh cache: its own child), the same 3 s after the
+# child's exit, auto calibrating in its own process, calibrate then auto (the fits cached by a
+# separate process); nvidia-smi samples the GPU's clocks and power every 100 ms meanwhile, marks.txt says when
+# each process ran. Then direct, auto and cal-pool-mid (a child calibration beside an open device,
+# no router) with kernel timestamps (KK_TIMING=1: GPU time against wall time), and cal-wait-pool-mid (3 s between the child's exit and the calls) beside cal-pool-mid.
+# race-grid / race-rest: issue 16's rows as s46's parts of those names.
+# Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s47-PART.tar.gz.
+set -u
+. "$(dirname "$0")/h100-bench.sh"
+part=${1:?usage: gpu-host-2026-12-07-s47.sh aftermath|race-grid|race-rest}
+mark() { echo "$(date +%Y/%m/%d\ %H:%M:%S.%N) $*" >> "$OUT/marks.txt"; }
+probe() { mark start "$@"; timeout 150 node benchmarks/scripts/router-grid-probe.mjs "$@" 2>>"$OUT/aftermath.log" | tee -a "$OUT/aftermath.txt"; mark end "$@"; }
+round() {
+  local id=$1
+  probe direct "$id"
+  unset KK_CACHE; probe auto "$id"
+  KK_SETTLE_MS=3000 probe auto "$id"
+  KK_CALIBRATE_IN=process probe auto "$id"
+  export KK_CACHE=$(mktemp -d)/calibration.json; probe calibrate "$id"; probe auto "$id"; unset KK_CACHE
+}
+host_begin
+case "$part" in
+  aftermath)
+    export KK_CALLS=60
+    nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu,temperature.gpu --format=csv -lms 100 > "$OUT/smi.csv" 2>&1 &
+    smi=$!
+    for r in 1 2; do for id in grid-cs610-8 scan-40M-f32; do round "$id"; done; done
+    export KK_TIMING=1; probe direct grid-cs610-8; probe auto grid-cs610-8; probe cal-pool-mid grid-cs610-8; unset KK_TIMING
+    for r in 1 2; do probe cal-wait-pool-mid grid-cs610-8; probe cal-pool-mid grid-cs610-8; done
+    kill "$smi"
+    ;;
+  race-grid) race s47-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
+  race-rest) race s47-race-rest stencil3d,scan,gridSearch "$ROUTER_RACE_VARIANTS" ;;
+  *) echo "unknown part $part" >&2; exit 2 ;;
+esac
+host_end "s47-$part"
