@@ -13,7 +13,7 @@ set -u
 . "$(dirname "$0")/h100-bench.sh"
 part=${1:?usage: gpu-host-2026-12-07-s47.sh aftermath|race-grid|race-rest}
 mark() { echo "$(date +%Y/%m/%d\ %H:%M:%S.%N) $*" >> "$OUT/marks.txt"; }
-probe() { mark start "$@"; timeout 150 node benchmarks/scripts/router-grid-probe.mjs "$@" 2>>"$OUT/aftermath.log" | tee -a "$OUT/aftermath.txt"; mark end "$@"; }
+probe() { mark start "${KK_SETTLE_MS:+settle-$KK_SETTLE_MS }${KK_CALIBRATE_IN:+in-$KK_CALIBRATE_IN }${KK_CACHE:+cached }${KK_TIMING:+timed }$*"; timeout 150 node benchmarks/scripts/router-grid-probe.mjs "$@" 2>>"$OUT/aftermath.log" | tee -a "$OUT/aftermath.txt"; mark end "$@"; }
 round() {
   local id=$1
   probe direct "$id"
