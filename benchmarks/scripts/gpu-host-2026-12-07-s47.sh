@@ -7,11 +7,11 @@
 # separate process); nvidia-smi samples the GPU's clocks and power every 100 ms meanwhile, marks.txt says when
 # each process ran. Then direct, auto and cal-pool-mid (a child calibration beside an open device,
 # no router) with kernel timestamps (KK_TIMING=1: GPU time against wall time), and cal-wait-pool-mid (3 s between the child's exit and the calls) beside cal-pool-mid.
-# race-grid / race-rest: issue 16's rows as s46's parts of those names.
+# race-grid / race-rest: issue 16's rows as s46's parts of those names; race-misses: s46's misses, 3 rounds.
 # Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s47-PART.tar.gz.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
-part=${1:?usage: gpu-host-2026-12-07-s47.sh aftermath|race-grid|race-rest}
+part=${1:?usage: gpu-host-2026-12-07-s47.sh aftermath|race-grid|race-rest|race-misses}
 mark() { echo "$(date +%Y/%m/%d\ %H:%M:%S.%N) $*" >> "$OUT/marks.txt"; }
 probe() { mark start "${KK_SETTLE_MS:+settle-$KK_SETTLE_MS }${KK_CALIBRATE_IN:+in-$KK_CALIBRATE_IN }${KK_CACHE:+cached }${KK_TIMING:+timed }$*"; timeout 150 node benchmarks/scripts/router-grid-probe.mjs "$@" 2>>"$OUT/aftermath.log" | tee -a "$OUT/aftermath.txt"; mark end "$@"; }
 round() {
@@ -35,6 +35,10 @@ case "$part" in
     ;;
   race-grid) race s47-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
   race-rest) race s47-race-rest stencil3d,scan,gridSearch "$ROUTER_RACE_VARIANTS" ;;
+  race-misses)
+    # s46's four misses (scan 40M, both grids) over 3 rounds: each row's median round.
+    bench s47-race-misses 570 --op scan,gridSearch --case scan-40M-u32,scan-40M-f32,grid-cs610-8,grid-cs610-full --backend "$ROUTER_RACE_BACKENDS" --variant "$ROUTER_RACE_VARIANTS" --no-floor --no-side-by-side --rounds 3
+    ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac
 host_end "s47-$part"
