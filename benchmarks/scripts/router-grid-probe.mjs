@@ -25,7 +25,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { benchCases } from '@kernelkit/bench';
@@ -69,7 +69,8 @@ if (mode === 'pool-mid' || mode === 'cal-pool-mid' || mode === 'cal-wait-pool-mi
 } else if (mode === 'pool' || mode === 'cpu') {
   const b = mode === 'pool' ? await createPiscinaBackend() : await createCpuBackend();
   owned.push(b);
-  call = (o) => run(b, { ...(variant === undefined ? {} : { variant }), ...o });
+  const own = process.env.KK_VARIANT;
+  call = (o) => run(b, { ...(own === undefined ? {} : { variant: own }), ...o });
 } else if (mode === 'calibrate') {
   const k = await createKernels({ route: 'auto', calibrationCache: process.env.KK_CACHE ?? '' });
   const t = performance.now();
@@ -88,6 +89,16 @@ if (mode === 'pool-mid' || mode === 'cal-pool-mid' || mode === 'cal-wait-pool-mi
   }
   call = (o) => run(k, o);
 } else throw new Error(`unknown mode ${mode}`);
+// KK_BEFORE, in the direct modes (direct, pool, cpu), after the backend started: 'calibrate' a
+// fresh calibration in a child process; 'burst' every core busy for KK_BURST_MS (default 6000) in
+// child processes (as hot as a calibration, without a GPU or a kernelkit import).
+if (process.env.KK_BEFORE === 'calibrate') {
+  const cache = join(await mkdtemp(join(os.tmpdir(), 'kk-probe-')), 'calibration.json');
+  execFileSync(process.execPath, [fileURLToPath(import.meta.url), 'calibrate'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, KK_CACHE: cache } });
+} else if (process.env.KK_BEFORE === 'burst') {
+  const spin = `const end = Date.now() + ${Number(process.env.KK_BURST_MS ?? 6000)}; let x = 0; while (Date.now() < end) x += Math.sqrt(x + 1);`;
+  await Promise.all(Array.from({ length: os.availableParallelism() }, () => new Promise((r) => execFile(process.execPath, ['-e', spin], r))));
+}
 const ms = [];
 const ran = [];
 const slices = [];
