@@ -28,9 +28,9 @@ case "$part" in
     export KK_CALLS=60
     nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu,temperature.gpu --format=csv -lms 100 > "$OUT/smi.csv" 2>&1 &
     smi=$!
-    for r in 1 2; do for id in grid-cs610-8 scan-40M-f32; do round "$id"; done; done
+    round grid-cs610-8; round scan-40M-f32; round grid-cs610-8
     export KK_TIMING=1; probe direct grid-cs610-8; probe auto grid-cs610-8; probe cal-pool-mid grid-cs610-8; unset KK_TIMING
-    for r in 1 2; do probe cal-wait-pool-mid grid-cs610-8; probe cal-pool-mid grid-cs610-8; done
+    probe cal-wait-pool-mid grid-cs610-8; probe cal-pool-mid grid-cs610-8
     kill "$smi"
     ;;
   race-grid) race s47-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
