@@ -28,7 +28,7 @@ case "$part" in
     export KK_CALLS=60
     nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu,temperature.gpu --format=csv -lms 100 > "$OUT/smi.csv" 2>&1 &
     smi=$!
-    round grid-cs610-8; round scan-40M-f32; round grid-cs610-8
+    round grid-cs610-8; round scan-40M-f32
     # A used worker pool left idle beside the device (as a key settled on Piscina leaves it in the router).
     probe pool-idle scan-40M-f32; probe pool-many scan-40M-f32; probe direct scan-40M-f32
     export KK_TIMING=1; probe direct grid-cs610-8; probe auto grid-cs610-8; probe cal-pool-mid grid-cs610-8; unset KK_TIMING
