@@ -169,6 +169,41 @@ describe('measured choice (exploration)', () => {
     await k1.dispose();
   });
 
+  it("warms a candidate up (Backend.warmUp) before each run of its timed calls, so a GPU's lowered clocks do not lose it the race", async () => {
+    // webgpu: 8 ms right after its own call or its warm-up, 14 after another backend's call.
+    const clocks = (name: string, previous: string | undefined): number =>
+      name.startsWith('webgpu') ? (previous === undefined || previous.startsWith('webgpu') ? 8 : 14) : 10;
+    const { loaders, runs } = timedLoaders(clocks);
+    const warmed: BackendLoaders = {
+      ...loaders,
+      webgpu: async (o) => Object.assign(await loaders.webgpu(o), { warmUp: async () => void runs.push('webgpu/warm-up') }),
+    };
+    // closeRace: 1: the interleaved trials decide (without the warm-up piscina wins them, as above).
+    const k = await createKernels({ costModel: raceModel(10, 9), explore: { ...RACE, closeRace: 1 } }, warmed, noEnv);
+    const routes = await calls(k, 9);
+    expect(routes.map((r) => `${r.choice} ${r.backend}`)).toEqual([
+      'warm-up webgpu', 'trial webgpu', 'warm-up piscina', 'trial piscina', 'trial webgpu', 'trial piscina', 'measured webgpu', 'measured webgpu', 'measured webgpu',
+    ]);
+    // Before each of webgpu's timed turns (its first trial call after its untimed warm-up call, and after piscina's): none before settled calls.
+    expect(runs).toEqual([
+      'webgpu/wasm-simd', 'webgpu/warm-up', 'webgpu/wasm-simd', 'piscina/wasm-simd', 'piscina/wasm-simd', 'webgpu/warm-up', 'webgpu/wasm-simd', 'piscina/wasm-simd',
+      'webgpu/wasm-simd', 'webgpu/wasm-simd', 'webgpu/wasm-simd',
+    ]);
+    expect(routes.at(-1)!.trials!['webgpu/wasm-simd']).toBeLessThan(routes.at(-1)!.trials!['piscina/wasm-simd']!);
+    await k.dispose();
+  });
+
+  it('calls that ask for timing are routed under a key of their own', async () => {
+    const { loaders } = timedLoaders(DELAYS);
+    const k = await createKernels({ costModel: MODEL, explore: ONE }, loaders, noEnv);
+    const plain = await calls(k, 5);
+    expect(plain.at(-1)).toMatchObject({ choice: 'measured', backend: 'piscina' });
+    const timed = (await k.scan(scanArgs, { timing: true })).route;
+    expect(timed.choice).toBe('warm-up');
+    expect(timed.key).toBe(`${plain.at(-1)!.key} timed`);
+    await k.dispose();
+  });
+
   it('concurrent calls during a close race all complete, and the key settles', async () => {
     const { loaders } = timedLoaders(webgpuSlowAfterOther);
     const k = await createKernels({ costModel: raceModel(10, 9), explore: RACE }, loaders, noEnv);

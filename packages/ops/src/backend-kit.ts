@@ -88,6 +88,8 @@ export interface BackendSpec {
    * backend whose results reuse memory (ResultArrays in @kernelkit/core) lets it go to the caller here.
    */
   readonly handOver?: (data: unknown) => void;
+  /** Backend.warmUp: left out where the backend has nothing to warm. */
+  readonly warmUp?: () => Promise<void>;
 }
 
 /** The caller's options, each read once and checked, defaults applied. */
@@ -283,6 +285,14 @@ export function createBackend(spec: BackendSpec): Backend {
       const names = Object.keys(impl.variants);
       return [impl.defaultVariant, ...names.filter((n) => n !== impl.defaultVariant)];
     },
+    ...(spec.warmUp === undefined
+      ? {}
+      : {
+          warmUp: () => {
+            if (disposed) return Promise.reject(new DisposedError(spec.name));
+            return track(spec.warmUp!());
+          },
+        }),
     dispose() {
       disposed = true;
       releasing ??= (async () => {

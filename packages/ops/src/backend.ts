@@ -125,6 +125,12 @@ export interface Backend extends AsyncDisposable {
   convLayer<R extends RunOptions<Float32Array> = ArrayOutput>(args: WithDeviceInput<ConvLayerArgs>, options?: R): Promise<Result<ResultData<R, Float32Array>>>;
   /** Variant names for `op`, default first. */
   variants(op: OpName): readonly string[];
+  /**
+   * Where present, brings the backend to the state its calls run in back to back, computing
+   * nothing: a GPU idle for a while lowers its clocks, and a short call then runs at them. For
+   * callers that time a few calls after other work (the router's trials, calibration).
+   */
+  warmUp?(): Promise<void>;
   readonly disposed: boolean;
   /**
    * Stops taking calls at once (a call made from now on rejects with `DisposedError`), lets the

@@ -121,6 +121,10 @@ export async function createWebGpuBackend(options: WebGpuBackendOptions = {}): P
     handOver: (data) => {
       for (const g of gpus) g.handOver(data);
     },
+    // The clock spin that timed passes run first (ClockWarmUp), on its own: absent on software adapters.
+    warmUp: async () => {
+      await Promise.all(gpus.map((g) => g.warmUpClocks()));
+    },
     // Wait for queued calls, then destroy every buffer and every device and drop the create() objects.
     release: async () => {
       await Promise.all(gpus.map((g) => g.close()));

@@ -89,9 +89,13 @@ const hasDeviceMemory = (b: Backend): boolean => b.info.adapter !== undefined;
 type Call = (args: unknown, options: Record<string, unknown>) => Promise<{ data: unknown }>;
 const callOf = (b: Backend, op: OpName): Call => (b[op] as unknown as Call).bind(b);
 
-/** One warm-up call (compiles, tuning), then up to three timed calls while they take under `spendMs` together; the median. */
-async function timeCall(run: () => Promise<unknown>, spendMs: number): Promise<number> {
+/**
+ * One warm-up call (compiles, tuning), the backend's own warm-up (a GPU's clocks, lowered while
+ * the other targets were measured), then up to three timed calls while they take under `spendMs` together; the median.
+ */
+async function timeCall(run: () => Promise<unknown>, spendMs: number, warmUp?: () => Promise<void>): Promise<number> {
   await run();
+  await warmUp?.();
   const times: number[] = [];
   const t0 = performance.now();
   while (times.length < 3 && (times.length === 0 || performance.now() - t0 < spendMs)) {
@@ -186,7 +190,7 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
         else {
           try {
             const call = callOf(t.backend, op);
-            const ms = await timed(t.name, () => timeCall(() => call(args, { variant }), Math.min(300, left())));
+            const ms = await timed(t.name, () => timeCall(() => call(args, { variant }), Math.min(300, left()), t.backend.warmUp?.bind(t.backend)));
             have.push({ work: shape.work, passes: shape.passes, ms, ...(hasDeviceMemory(t.backend) ? { bytes: movedBytes(shape) } : {}) });
             samples.set(key, have);
             results.get(t.name)!.ops[op] = { [variant]: { fit: fitTime(have), samples: [...have] } };
@@ -208,16 +212,17 @@ export async function calibrate(targets: readonly CalibrationTarget[], o: Calibr
 async function measureTransfers(b: Backend): Promise<{ upload: TransferFit; download: TransferFit }> {
   const up: { bytes: number; ms: number }[] = [];
   const down: { bytes: number; ms: number }[] = [];
+  const warmUp = b.warmUp?.bind(b);
   for (const n of [32, 96]) {
     const args = makeStencil3dArgs({ n, steps: 1, boundary: 'copy' });
     const bytes = (args.input as Float32Array).byteLength;
     const run = (input: Float32Array | DeviceArray<Float32Array>) => b.stencil3d({ ...args, input: input as Float32Array }, { output: 'device' });
     const handle = (await run(args.input as Float32Array)).data as DeviceArray<Float32Array>;
     try {
-      const fromHost = await timeCall(async () => (await run(args.input as Float32Array)).data.dispose(), 300);
-      const resident = await timeCall(async () => (await run(handle)).data.dispose(), 300);
+      const fromHost = await timeCall(async () => (await run(args.input as Float32Array)).data.dispose(), 300, warmUp);
+      const resident = await timeCall(async () => (await run(handle)).data.dispose(), 300, warmUp);
       up.push({ bytes, ms: fromHost - resident });
-      down.push({ bytes, ms: await timeCall(() => handle.read(), 300) });
+      down.push({ bytes, ms: await timeCall(() => handle.read(), 300, warmUp) });
     } finally {
       handle.dispose();
     }

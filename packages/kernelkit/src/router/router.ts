@@ -143,6 +143,8 @@ export class Router {
   private readonly warmUps = new Map<string, { readonly calls: number; readonly ms: number; readonly fastest?: WarmUp }>();
   /** Trials per routing key while it explores, by `backend/variant`. */
   private readonly trials = new Map<string, Map<string, TrialRun>>();
+  /** Per routing key, the candidate (`backend/variant`) its last call timed; undefined after an untimed call. */
+  private readonly lastTimed = new Map<string, string | undefined>();
   /** Whose turn it is per routing key while it explores (see `decide`). */
   private readonly turns = new Map<string, Turn>();
   /** Routing keys whose trials ended in a close race, while it is run again back to back (see confirmStep). */
@@ -584,7 +586,8 @@ export class Router {
     const beforeCalibration = await this.smallBeforeCalibration(op, shape);
     const calibrationNote = beforeCalibration ? undefined : await this.ensureCalibrated(op);
     const pinned = typeof opts?.['variant'] === 'string' ? (opts['variant'] as string) : undefined;
-    const key = routingKey(shape, pinned);
+    // Timed calls are a key of their own: on a GPU each runs a clock warm-up first (see Backend.warmUp).
+    const key = routingKey(shape, pinned) + (opts?.['timing'] === true ? ' timed' : '');
     const size = `${shape.work} ${shape.passes} ${shape.inputBytes} ${shape.outputBytes}`;
     for (;;) {
       const kept = beforeCalibration ? undefined : this.keptRoute(key, size);
@@ -609,6 +612,9 @@ export class Router {
         if (s.status === 'failed') continue; // rank() now leaves it out
         const b = s.backend;
         const call = b[op] as unknown as (a: unknown, o: unknown) => Promise<Result<D>>;
+        const timedTurn = chosen === undefined ? undefined : timedTurnOf(chosen.choice, `${pick.name}/${pick.variant}`);
+        if (timedTurn !== undefined && this.lastTimed.get(key) !== timedTurn) await b.warmUp?.();
+        this.lastTimed.set(key, timedTurn);
         const t0 = performance.now();
         r = await call.call(b, problem, pick.variant === undefined ? opts : { ...opts, variant: pick.variant });
         ms = performance.now() - t0;
@@ -759,6 +765,17 @@ export class Router {
     const all = await Promise.all(this.started.values());
     await Promise.all(all.flatMap((s) => (s.status === 'ok' ? [s.backend.dispose()] : [])));
   }
+}
+
+/**
+ * The candidate a call times for its key (a trial, confirmation or rematch), else undefined. A
+ * call that times a candidate the key's last call did not is the first of a run: the backend is
+ * warmed up before it (Backend.warmUp), untimed, since a GPU idle through another candidate's
+ * turn or its own warm-up's gaps runs a turn's short calls at lowered clocks, which calls back to
+ * back, as a settled key's are, do not see.
+ */
+export function timedTurnOf(choice: RouteChoice, name: string): string | undefined {
+  return choice === 'trial' || choice === 'confirm' || choice === 'rematch' ? name : undefined;
 }
 
 /**
