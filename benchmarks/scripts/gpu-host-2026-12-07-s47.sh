@@ -7,11 +7,11 @@
 # separate process); nvidia-smi samples the GPU's clocks and power every 100 ms meanwhile, marks.txt says when
 # each process ran. Then direct, auto and cal-pool-mid (a child calibration beside an open device,
 # no router) with kernel timestamps (KK_TIMING=1: GPU time against wall time), and cal-wait-pool-mid (3 s between the child's exit and the calls) beside cal-pool-mid.
-# race-grid / race-rest: issue 16's rows as s46's parts of those names; race-misses: s46's misses, 3 rounds.
+# verify: the routed grid and scan 40M u32 processes again after Backend.warmUp. race-grid / race-rest: issue 16's rows as s46's parts of those names; race-misses: s46's misses, 3 rounds.
 # Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s47-PART.tar.gz.
 set -u
 . "$(dirname "$0")/h100-bench.sh"
-part=${1:?usage: gpu-host-2026-12-07-s47.sh aftermath|race-grid|race-rest|race-misses}
+part=${1:?usage: gpu-host-2026-12-07-s47.sh aftermath|verify|race-grid|race-rest|race-misses}
 mark() { echo "$(date +%Y/%m/%d\ %H:%M:%S.%N) $*" >> "$OUT/marks.txt"; }
 probe() { mark start "${KK_SETTLE_MS:+settle-$KK_SETTLE_MS }${KK_CALIBRATE_IN:+in-$KK_CALIBRATE_IN }${KK_CACHE:+cached }${KK_TIMING:+timed }$*"; timeout 150 node benchmarks/scripts/router-grid-probe.mjs "$@" 2>>"$OUT/aftermath.log" | tee -a "$OUT/aftermath.txt"; mark end "$@"; }
 round() {
@@ -33,6 +33,14 @@ case "$part" in
     probe pool-idle scan-40M-f32; probe pool-many scan-40M-f32; probe direct scan-40M-f32
     export KK_TIMING=1; probe direct grid-cs610-8; probe auto grid-cs610-8; probe cal-pool-mid grid-cs610-8; unset KK_TIMING
     probe cal-wait-pool-mid grid-cs610-8; probe cal-pool-mid grid-cs610-8
+    kill "$smi"
+    ;;
+  verify)
+    # After Backend.warmUp: routed processes with their own calibration child, beside the backend alone.
+    export KK_CALLS=60
+    nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu,temperature.gpu --format=csv -lms 100 > "$OUT/smi.csv" 2>&1 &
+    smi=$!
+    probe direct grid-cs610-8; probe auto grid-cs610-8; probe auto grid-cs610-8; probe auto scan-40M-u32; probe direct scan-40M-u32
     kill "$smi"
     ;;
   race-grid) race s47-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
