@@ -193,17 +193,6 @@ describe('measured choice (exploration)', () => {
     await k.dispose();
   });
 
-  it('calls that ask for timing are routed under a key of their own', async () => {
-    const { loaders } = timedLoaders(DELAYS);
-    const k = await createKernels({ costModel: MODEL, explore: ONE }, loaders, noEnv);
-    const plain = await calls(k, 5);
-    expect(plain.at(-1)).toMatchObject({ choice: 'measured', backend: 'piscina' });
-    const timed = (await k.scan(scanArgs, { timing: true })).route;
-    expect(timed.choice).toBe('warm-up');
-    expect(timed.key).toBe(`${plain.at(-1)!.key} timed`);
-    await k.dispose();
-  });
-
   it('concurrent calls during a close race all complete, and the key settles', async () => {
     const { loaders } = timedLoaders(webgpuSlowAfterOther);
     const k = await createKernels({ costModel: raceModel(10, 9), explore: RACE }, loaders, noEnv);

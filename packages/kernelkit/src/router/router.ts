@@ -586,8 +586,7 @@ export class Router {
     const beforeCalibration = await this.smallBeforeCalibration(op, shape);
     const calibrationNote = beforeCalibration ? undefined : await this.ensureCalibrated(op);
     const pinned = typeof opts?.['variant'] === 'string' ? (opts['variant'] as string) : undefined;
-    // Timed calls are a key of their own: on a GPU each runs a clock warm-up first (see Backend.warmUp).
-    const key = routingKey(shape, pinned) + (opts?.['timing'] === true ? ' timed' : '');
+    const key = routingKey(shape, pinned);
     const size = `${shape.work} ${shape.passes} ${shape.inputBytes} ${shape.outputBytes}`;
     for (;;) {
       const kept = beforeCalibration ? undefined : this.keptRoute(key, size);
