@@ -34,6 +34,7 @@ case "$part" in
     export KK_TIMING=1; probe direct grid-cs610-8; probe auto grid-cs610-8; probe cal-pool-mid grid-cs610-8; unset KK_TIMING
     probe cal-wait-pool-mid grid-cs610-8; probe cal-pool-mid grid-cs610-8
     kill "$smi"
+    node benchmarks/scripts/probe-clocks-report.mjs "$OUT" > "$OUT/report.txt" 2>&1; cat "$OUT/report.txt"
     ;;
   verify)
     # After Backend.warmUp: routed processes with their own calibration child, beside the backend alone.
@@ -42,6 +43,7 @@ case "$part" in
     smi=$!
     probe direct grid-cs610-8; probe auto grid-cs610-8; probe auto grid-cs610-8; probe auto scan-40M-u32; probe direct scan-40M-u32
     kill "$smi"
+    node benchmarks/scripts/probe-clocks-report.mjs "$OUT" > "$OUT/report.txt" 2>&1; cat "$OUT/report.txt"
     ;;
   race-grid) race s47-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
   race-rest) race s47-race-rest stencil3d,scan,gridSearch "$ROUTER_RACE_VARIANTS" ;;
