@@ -191,6 +191,15 @@ describe('measured choice (exploration)', () => {
     ]);
     expect(routes.at(-1)!.trials!['webgpu/wasm-simd']).toBeLessThan(routes.at(-1)!.trials!['piscina/wasm-simd']!);
     await k.dispose();
+
+    // A warm-up that fails (a lost device) fails no call: the call reports its own outcome.
+    const failing: BackendLoaders = {
+      ...loaders,
+      webgpu: async (o) => Object.assign(await loaders.webgpu(o), { warmUp: () => Promise.reject(new Error('device lost')) }),
+    };
+    const k2 = await createKernels({ costModel: raceModel(10, 9), explore: { ...RACE, closeRace: 1 } }, failing, noEnv);
+    expect((await calls(k2, 9)).every((r) => r.backend === 'webgpu' || r.backend === 'piscina')).toBe(true);
+    await k2.dispose();
   });
 
   it('concurrent calls during a close race all complete, and the key settles', async () => {

@@ -612,7 +612,8 @@ export class Router {
         const b = s.backend;
         const call = b[op] as unknown as (a: unknown, o: unknown) => Promise<Result<D>>;
         const timedTurn = chosen === undefined ? undefined : timedTurnOf(chosen.choice, `${pick.name}/${pick.variant}`);
-        if (timedTurn !== undefined && this.lastTimed.get(key) !== timedTurn) await b.warmUp?.();
+        // A warm-up that fails (a lost device) leaves the call to report its own error.
+        if (timedTurn !== undefined && this.lastTimed.get(key) !== timedTurn) await b.warmUp?.().catch(() => {});
         this.lastTimed.set(key, timedTurn);
         const t0 = performance.now();
         r = await call.call(b, problem, pick.variant === undefined ? opts : { ...opts, variant: pick.variant });
