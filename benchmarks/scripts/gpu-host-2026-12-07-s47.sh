@@ -14,6 +14,15 @@ set -u
 part=${1:?usage: gpu-host-2026-12-07-s47.sh aftermath|verify|race-grid|race-rest|race-misses}
 mark() { echo "$(date +%Y/%m/%d\ %H:%M:%S.%N) $*" >> "$OUT/marks.txt"; }
 probe() { mark start "${KK_SETTLE_MS:+settle-$KK_SETTLE_MS }${KK_CALIBRATE_IN:+in-$KK_CALIBRATE_IN }${KK_CACHE:+cached }${KK_TIMING:+timed }$*"; timeout 150 node benchmarks/scripts/router-grid-probe.mjs "$@" 2>>"$OUT/aftermath.log" | tee -a "$OUT/aftermath.txt"; mark end "$@"; }
+# nvidia-smi's clocks every 100 ms into smi.csv while the probes run; then the per-process report.
+clocks_begin() {
+  nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu,temperature.gpu --format=csv -lms 100 > "$OUT/smi.csv" 2>&1 &
+  smi=$!
+}
+clocks_end() {
+  kill "$smi"
+  node benchmarks/scripts/probe-clocks-report.mjs "$OUT" > "$OUT/report.txt" 2>&1; cat "$OUT/report.txt"
+}
 round() {
   local id=$1
   probe direct "$id"
@@ -26,24 +35,20 @@ host_begin
 case "$part" in
   aftermath)
     export KK_CALLS=60
-    nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu,temperature.gpu --format=csv -lms 100 > "$OUT/smi.csv" 2>&1 &
-    smi=$!
+    clocks_begin
     round grid-cs610-8; round scan-40M-f32
     # A used worker pool left idle beside the device (as a key settled on Piscina leaves it in the router).
     probe pool-idle scan-40M-f32; probe pool-many scan-40M-f32; probe direct scan-40M-f32
     export KK_TIMING=1; probe direct grid-cs610-8; probe auto grid-cs610-8; probe cal-pool-mid grid-cs610-8; unset KK_TIMING
     probe cal-wait-pool-mid grid-cs610-8; probe cal-pool-mid grid-cs610-8
-    kill "$smi"
-    node benchmarks/scripts/probe-clocks-report.mjs "$OUT" > "$OUT/report.txt" 2>&1; cat "$OUT/report.txt"
+    clocks_end
     ;;
   verify)
     # After Backend.warmUp: routed processes with their own calibration child, beside the backend alone.
     export KK_CALLS=60
-    nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu,temperature.gpu --format=csv -lms 100 > "$OUT/smi.csv" 2>&1 &
-    smi=$!
+    clocks_begin
     probe direct grid-cs610-8; probe auto grid-cs610-8; probe auto grid-cs610-8; probe auto scan-40M-u32; probe direct scan-40M-u32
-    kill "$smi"
-    node benchmarks/scripts/probe-clocks-report.mjs "$OUT" > "$OUT/report.txt" 2>&1; cat "$OUT/report.txt"
+    clocks_end
     ;;
   race-grid) race s47-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
   race-rest) race s47-race-rest stencil3d,scan,gridSearch "$ROUTER_RACE_VARIANTS" ;;

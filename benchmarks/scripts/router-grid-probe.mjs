@@ -40,6 +40,11 @@ const c = benchCases(workload).find((x) => x.id === id);
 if (c === undefined) throw new Error(`no case ${id} in ${workload}`);
 const args = await c.make();
 const owned = [];
+/** A fresh calibration (this script's `calibrate` mode) in a child process, into a cache of its own. */
+async function calibrateInChild() {
+  const cache = join(await mkdtemp(join(os.tmpdir(), 'kk-probe-')), 'calibration.json');
+  execFileSync(process.execPath, [fileURLToPath(import.meta.url), 'calibrate'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, KK_CACHE: cache } });
+}
 const variant = process.env.KK_VARIANT ?? (c.op === 'scan' ? 'decoupled-subgroups' : c.op === 'gridSearch' ? 'pruned' : undefined);
 const timing = process.env.KK_TIMING === '1';
 const run = (b, o) => b[c.op](args, { ...(timing ? { timing: true } : {}), ...o });
@@ -48,8 +53,7 @@ if (mode === 'pool-mid' || mode === 'cal-pool-mid' || mode === 'cal-wait-pool-mi
   const gpu = await createWebGpuBackend({ adapter: 'any' });
   owned.push(gpu);
   if (mode !== 'pool-mid') {
-    const cache = join(await mkdtemp(join(os.tmpdir(), 'kk-probe-')), 'calibration.json');
-    execFileSync(process.execPath, [fileURLToPath(import.meta.url), 'calibrate'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, KK_CACHE: cache } });
+    await calibrateInChild();
     if (mode === 'cal-wait-pool-mid') await new Promise((r) => setTimeout(r, Number(process.env.KK_SETTLE_MS ?? 3000)));
   }
   const pool = await createPiscinaBackend();
@@ -93,8 +97,7 @@ if (mode === 'pool-mid' || mode === 'cal-pool-mid' || mode === 'cal-wait-pool-mi
 // fresh calibration in a child process; 'burst' every core busy for KK_BURST_MS (default 6000) in
 // child processes (as hot as a calibration, without a GPU or a kernelkit import).
 if (process.env.KK_BEFORE === 'calibrate') {
-  const cache = join(await mkdtemp(join(os.tmpdir(), 'kk-probe-')), 'calibration.json');
-  execFileSync(process.execPath, [fileURLToPath(import.meta.url), 'calibrate'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, KK_CACHE: cache } });
+  await calibrateInChild();
 } else if (process.env.KK_BEFORE === 'burst') {
   const spin = `const end = Date.now() + ${Number(process.env.KK_BURST_MS ?? 6000)}; let x = 0; while (Date.now() < end) x += Math.sqrt(x + 1);`;
   await Promise.all(Array.from({ length: os.availableParallelism() }, () => new Promise((r) => execFile(process.execPath, ['-e', spin], r))));
