@@ -8,10 +8,12 @@
 # each process ran. Then direct, auto and cal-pool-mid (a child calibration beside an open device,
 # no router) with kernel timestamps (KK_TIMING=1: GPU time against wall time), and cal-wait-pool-mid (3 s between the child's exit and the calls) beside cal-pool-mid.
 # verify: the routed grid and scan 40M u32 processes again after Backend.warmUp. race-grid / race-rest: issue 16's rows as s46's parts of those names; race-misses: s46's misses, 3 rounds.
-# Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/s47-PART.tar.gz.
+# race-conv: the conv rows as s45's part of that name. Several parts in one call: PART+PART.
+# Pack with GPU_HOST_PACK_LEAN=1. Everything in $OUT/TAG-PART.tar.gz (TAG: $SESSION_TAG, else s47).
 set -u
 . "$(dirname "$0")/h100-bench.sh"
-part=${1:?usage: gpu-host-2026-12-07-s47.sh aftermath|verify|race-grid|race-rest|race-misses}
+parts=${1:?usage: gpu-host-2026-12-07-s47.sh aftermath|verify|race-grid|race-rest|race-conv|race-misses[+PART...]}
+tag=${SESSION_TAG:-s47}
 mark() { echo "$(date +%Y/%m/%d\ %H:%M:%S.%N) $*" >> "$OUT/marks.txt"; }
 probe() { mark start "${KK_SETTLE_MS:+settle-$KK_SETTLE_MS }${KK_CALIBRATE_IN:+in-$KK_CALIBRATE_IN }${KK_CACHE:+cached }${KK_TIMING:+timed }$*"; timeout 150 node benchmarks/scripts/router-grid-probe.mjs "$@" 2>>"$OUT/aftermath.log" | tee -a "$OUT/aftermath.txt"; mark end "$@"; }
 # nvidia-smi's clocks every 100 ms into smi.csv while the probes run; then the per-process report.
@@ -31,6 +33,7 @@ round() {
   KK_CALIBRATE_IN=process probe auto "$id"
   export KK_CACHE=$(mktemp -d)/calibration.json; probe calibrate "$id"; probe auto "$id"; unset KK_CACHE
 }
+for part in ${parts//+/ }; do
 host_begin
 case "$part" in
   aftermath)
@@ -50,12 +53,14 @@ case "$part" in
     probe direct grid-cs610-8; probe auto grid-cs610-8; probe auto grid-cs610-8; probe auto scan-40M-u32; probe direct scan-40M-u32
     clocks_end
     ;;
-  race-grid) race s47-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
-  race-rest) race s47-race-rest stencil3d,scan,gridSearch "$ROUTER_RACE_VARIANTS" ;;
+  race-grid) race $tag-race-grid gridSearch "$ROUTER_RACE_VARIANTS" ;;
+  race-rest) race $tag-race-rest stencil3d,scan,gridSearch "$ROUTER_RACE_VARIANTS" ;;
+  race-conv) race $tag-race-conv conv2d,convLayer wasm-simd,auto,gemm,routed ;;
   race-misses)
     # s46's four misses (scan 40M, both grids) over 3 rounds: each row's median round.
-    bench s47-race-misses 570 --op scan,gridSearch --case scan-40M-u32,scan-40M-f32,grid-cs610-8,grid-cs610-full --backend "$ROUTER_RACE_BACKENDS" --variant "$ROUTER_RACE_VARIANTS" --no-floor --no-side-by-side --rounds 3
+    bench $tag-race-misses 570 --op scan,gridSearch --case scan-40M-u32,scan-40M-f32,grid-cs610-8,grid-cs610-full --backend "$ROUTER_RACE_BACKENDS" --variant "$ROUTER_RACE_VARIANTS" --no-floor --no-side-by-side --rounds 3
     ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac
-host_end "s47-$part"
+host_end "$tag-$part"
+done
