@@ -49,7 +49,9 @@ export interface CreateKernelsOptions extends ResolveOptions {
    * measured, which the cache keeps. When the runner-up measured within `closeRace` (default 1.5) of
    * the fastest, the two are timed again back to back (as a trial's calls) before the key settles;
    * such a close race read from the cache is run again once per process, each side's time merged
-   * with its cached one. false: every call goes where predicted.
+   * with its cached one. A call with `timing: true` never times a trial (timing adds costs, such as
+   * WebGPU's clock spin, that untimed calls do not pay): it takes the key's settled choice, else the
+   * predicted pick. false: every call goes where predicted.
    */
   readonly explore?: boolean | { readonly factor?: number; readonly trialMaxMs?: number; readonly trialCalls?: number; readonly trialMinMs?: number; readonly trialMaxCalls?: number; readonly trialRunMs?: number; readonly closeRace?: number };
 }

@@ -431,6 +431,30 @@ describe('settled routes', () => {
     expect(other.route).toMatchObject({ backend: first.route.backend, variant: first.route.variant, choice: 'measured' });
     await k.dispose();
   });
+
+  it('a call with `timing` while its key explores runs the predicted pick and times no trial; once settled it takes the settled choice', async () => {
+    const { loaders } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    const k = await createKernels({ costModel: THRESHOLD_MODEL }, loaders, noEnv);
+    const args = makeScanArgs({ n: 4000, dtype: 'u32' });
+    const timed = await k.scan(args, { timing: true });
+    expect(timed.route).toMatchObject({ choice: 'predicted', settled: false, backend: 'cpu' });
+    expect(timed.route.reason).toMatch(/timing/);
+    const timedTrials = (x: typeof timed): number => Object.values(x.route.trialCalls ?? {}).reduce((a, b) => a + b, 0);
+    // Past the warm-ups, into the trials: a timed call between two untimed ones adds no trial call.
+    let r = await k.scan(args);
+    for (let i = 0; i < 400 && r.route.choice !== 'trial'; i++) r = await k.scan(args);
+    const between = await k.scan(args, { timing: true });
+    expect(between.route.choice).toBe('predicted');
+    const next = await k.scan(args);
+    expect(next.route.choice).toBe('trial');
+    expect(timedTrials(next)).toBe(timedTrials(r) + 1);
+    r = next;
+    for (let i = 0; i < 400 && !r.route.settled; i++) r = await k.scan(args);
+    expect(r.route).toMatchObject({ choice: 'measured', settled: true });
+    const after = await k.scan(args, { timing: true });
+    expect(after.route).toMatchObject({ choice: 'measured', backend: r.route.backend, variant: r.route.variant });
+    await k.dispose();
+  });
 });
 
 describe('one read of every argument on the routed path', () => {

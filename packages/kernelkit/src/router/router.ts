@@ -510,12 +510,21 @@ export class Router {
   }
 
   /** Where this call goes and why, before the call (trial times are added after it). */
-  private async choose(shape: CallShape, all: readonly Pick[], key: string, outGiven: boolean): Promise<Chosen> {
+  private async choose(shape: CallShape, all: readonly Pick[], key: string, outGiven: boolean, timed: boolean): Promise<Chosen> {
     const ranked = worthExploring(all, this.model);
     const best = ranked[0]!;
     const explore = this.o.explore;
     if (explore === undefined) return { pick: best, choice: 'predicted' };
     let confirming = this.confirming.get(key);
+    if (timed) {
+      // A call asking for `timing` pays costs an untimed call does not (WebGPU: a clock spin before
+      // each pass), so it neither times a trial nor starts a race: it takes the key's settled
+      // choice, else the prediction's pick, and leaves the key's exploration as it was.
+      const settled = confirming === undefined ? await this.settledChoice(key) : undefined;
+      const kept = settled === undefined ? undefined : ranked.find((p) => p.name === settled.backend && p.variant === settled.variant);
+      if (settled !== undefined && kept !== undefined) return { pick: kept, choice: 'measured', measured: settled };
+      return { pick: best, choice: 'predicted', timedWhileExploring: true };
+    }
     if (confirming === undefined) {
       const settled = await this.settledChoice(key);
       const kept = settled === undefined ? undefined : ranked.find((p) => p.name === settled.backend && p.variant === settled.variant);
@@ -600,7 +609,7 @@ export class Router {
         const b = this.o.fallback.backend;
         pick = { name: this.o.fallback.name, variant: pinned ?? (defaultVariant !== undefined && b.variants(op).includes(defaultVariant) ? defaultVariant : undefined) };
       } else {
-        chosen = await this.choose(shape, ranked, key, opts?.['out'] !== undefined);
+        chosen = await this.choose(shape, ranked, key, opts?.['out'] !== undefined, opts?.['timing'] === true);
         pick = chosen.pick;
       }
       this.busy.set(pick.name, (this.busy.get(pick.name) ?? 0) + 1);
@@ -697,6 +706,9 @@ export class Router {
     }
     const next = ranked.find((p) => pickName(p) !== pickName(pick));
     const runnerUp = next === undefined ? {} : { runnerUp: { backend: next.name, variant: next.variant, predictedMs: next.predictedMs } };
+    if (choice === 'predicted' && chosen.timedWhileExploring === true) {
+      return { ...base, ...runnerUp, settled: false, reason: 'lowest predicted end-to-end time: a call with `timing` while this op and size band is still being measured, left out of its trials (timing adds costs an untimed call does not pay)' };
+    }
     if (choice === 'predicted') return { ...base, ...runnerUp, settled: true, reason: 'lowest predicted end-to-end time' };
     const trials = this.trials.get(key)!;
     if (chosen.step !== undefined && chosen.step.kind !== 'done') {
@@ -810,6 +822,8 @@ interface Chosen {
   readonly choice: RouteChoice;
   readonly measured?: MeasuredChoice & { readonly cached?: boolean };
   readonly step?: ConfirmStep;
+  /** A call with `timing` routed by prediction while its key explores (see choose). */
+  readonly timedWhileExploring?: boolean;
 }
 
 const ms1 = (x: number): string => `${x.toFixed(1)} ms`;
