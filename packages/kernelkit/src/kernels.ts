@@ -1,5 +1,5 @@
 import type { BackendFailure } from '@kernelkit/core';
-import { InvalidArgumentError, UnsupportedError, assertInteger } from '@kernelkit/core';
+import { DisposedError, InvalidArgumentError, UnsupportedError, assertInteger } from '@kernelkit/core';
 import { OP_NAMES } from '@kernelkit/ops';
 import type {
   ArrayOutput, Backend, BackendName, Conv2dArgs, ConvLayerArgs, DeviceArray, GridPoints, GridSearchArgs, OpName, Result, ResultData, RunOptions, ScanArgs, ScanArray, Stencil3dArgs, WithDeviceInput,
@@ -78,6 +78,11 @@ export interface Kernels extends Backend {
   readonly backend: Backend;
   /** Backends running now ('auto' starts one on the first call routed to it). */
   started(): Promise<readonly BackendName[]>;
+  /**
+   * Backend.warmUp on every backend running now ('fixed': the one), computing nothing: before
+   * timing a few calls after other work (a GPU idle for a while runs short calls at lowered clocks).
+   */
+  warmUp(): Promise<void>;
   /** 'auto': the model routing uses (what the cache and calibration have given so far). */
   readonly costModel: CostModel | undefined;
   /**
@@ -160,7 +165,7 @@ function readExplore(explore: CreateKernelsOptions['explore']): ExploreSettings 
 
 function kernelsOf(
   mode: RouteMode, b: Backend, selected: BackendName, skipped: readonly BackendFailure[], call: AnyCall,
-  rest: Pick<Kernels, 'started' | 'variants' | 'dispose' | 'calibrate'> & { costModel: () => CostModel | undefined; disposed: () => boolean },
+  rest: Pick<Kernels, 'started' | 'warmUp' | 'variants' | 'dispose' | 'calibrate'> & { costModel: () => CostModel | undefined; disposed: () => boolean },
 ): Kernels {
   const k = {
     name: b.name,
@@ -181,6 +186,7 @@ function kernelsOf(
     gridSearch: (a: unknown, o?: Record<string, unknown>) => call('gridSearch', a, o),
     convLayer: (a: unknown, o?: Record<string, unknown>) => call('convLayer', a, o),
     started: rest.started,
+    warmUp: rest.warmUp,
     calibrate: rest.calibrate,
     variants: rest.variants,
     dispose: rest.dispose,
@@ -213,6 +219,7 @@ export async function createKernels(options: CreateKernelsOptions = {}, loaders:
     };
     return kernelsOf(mode, b, selected, skipped, call, {
       started: async () => [selected],
+      warmUp: () => b.warmUp?.() ?? (b.disposed ? Promise.reject(new DisposedError(b.name)) : Promise.resolve()),
       variants: (op) => b.variants(op),
       dispose: () => b.dispose(),
       disposed: () => b.disposed,
@@ -238,6 +245,7 @@ export async function createKernels(options: CreateKernelsOptions = {}, loaders:
   allSkipped.push(...skipped.filter((s) => s.reason !== SOFTWARE_ADAPTER_REASON));
   return kernelsOf(mode, b, selected, allSkipped, (op, a, o) => router.run(op, a, o, v), {
     started: () => router.startedNames(),
+    warmUp: () => router.warmUp(),
     variants: (op) => router.variants(op),
     dispose: () => router.dispose(),
     disposed: () => router.disposed,

@@ -4,13 +4,17 @@ import type { WebGpuProbe } from '@kernelkit/webgpu';
 import type { BackendLoaders, LoadOptions } from '../src/loaders.js';
 
 /** A real CPU backend wearing another backend's name: enough to test selection and delegation. */
-export function fakeBackend(name: BackendName, software = false): Backend & { disposeCalls: number } {
+export function fakeBackend(name: BackendName, software = false): Backend & { disposeCalls: number; warmUpCalls: number } {
   const cpu = createCpuBackend();
   const b = {
     ...Object.fromEntries(OP_NAMES.map((op) => [op, (a: never, o: never) => (cpu[op] as (a: never, o: never) => unknown)(a, o)])),
     name,
     info: { ...cpu.info, name, software },
     disposeCalls: 0,
+    warmUpCalls: 0,
+    async warmUp() {
+      b.warmUpCalls++;
+    },
     get disposed() {
       return cpu.disposed;
     },
@@ -21,7 +25,7 @@ export function fakeBackend(name: BackendName, software = false): Backend & { di
     },
     [Symbol.asyncDispose]: () => cpu.dispose(),
   };
-  return b as unknown as Backend & { disposeCalls: number };
+  return b as unknown as Backend & { disposeCalls: number; warmUpCalls: number };
 }
 
 export interface Calls {

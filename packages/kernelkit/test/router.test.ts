@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '@kernelkit/core';
+import { DisposedError, InvalidArgumentError } from '@kernelkit/core';
 import { createCpuBackend } from '@kernelkit/cpu';
 import { OP_NAMES, gridSearchWork, makeConv2dArgs, makeScanArgs, makeStencil3dArgs, validateGridSearch, verifyResult, type BackendName, type DeviceArray } from '@kernelkit/ops';
 import { createKernels } from '../src/kernels.js';
@@ -160,6 +160,20 @@ describe('routing by predicted time (exploration off)', () => {
     expect(created).toHaveLength(3);
     expect(created.map((b) => (b as unknown as { disposeCalls: number }).disposeCalls)).toEqual([1, 1, 1]);
     expect(created.every((b) => b.disposed)).toBe(true);
+  });
+
+  it('warmUp() warms every backend running now, and rejects once disposed', async () => {
+    const { loaders, created } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
+    const k = await createKernels({ explore: false, costModel: THRESHOLD_MODEL }, loaders, noEnv);
+    const warmed = (): Record<string, number> => Object.fromEntries(created.map((b) => [b.name, (b as unknown as { warmUpCalls: number }).warmUpCalls]));
+    await k.warmUp();
+    expect(warmed()).toEqual({ piscina: 1 });
+    await k.scan(makeScanArgs({ n: 1000, dtype: 'u32' }));
+    expect(await k.started()).toEqual(['piscina', 'cpu']);
+    await k.warmUp();
+    expect(warmed()).toEqual({ piscina: 2, cpu: 1 });
+    await k.dispose();
+    await expect(k.warmUp()).rejects.toBeInstanceOf(DisposedError);
   });
 
   it('a candidate that fails to start is skipped with its reason and the next best runs', async () => {

@@ -197,6 +197,13 @@ export class Router {
     return out;
   }
 
+  /** Backend.warmUp on every backend running now (those that have one), together. */
+  async warmUp(): Promise<void> {
+    if (this.disposedFlag) throw new DisposedError('kernelkit');
+    const running = await Promise.all([...this.started.values()]);
+    await Promise.all(running.flatMap((s) => (s.status === 'ok' && s.backend.warmUp !== undefined ? [s.backend.warmUp()] : [])));
+  }
+
   /** Variant names of `op` over every candidate known (the fallback's first). */
   variants(op: OpName): readonly string[] {
     const names = new Set(this.o.fallback.backend.variants(op));
