@@ -4,7 +4,10 @@ import type { WebGpuProbe } from '@kernelkit/webgpu';
 import type { BackendLoaders, LoadOptions } from '../src/loaders.js';
 
 /** A real CPU backend wearing another backend's name: enough to test selection and delegation. */
-export function fakeBackend(name: BackendName, software = false): Backend & { disposeCalls: number; warmUpCalls: number } {
+/** A fake backend, with how often it was disposed and warmed up. */
+export type FakeBackend = Backend & { disposeCalls: number; warmUpCalls: number };
+
+export function fakeBackend(name: BackendName, software = false): FakeBackend {
   const cpu = createCpuBackend();
   const b = {
     ...Object.fromEntries(OP_NAMES.map((op) => [op, (a: never, o: never) => (cpu[op] as (a: never, o: never) => unknown)(a, o)])),
@@ -25,7 +28,7 @@ export function fakeBackend(name: BackendName, software = false): Backend & { di
     },
     [Symbol.asyncDispose]: () => cpu.dispose(),
   };
-  return b as unknown as Backend & { disposeCalls: number; warmUpCalls: number };
+  return b as unknown as FakeBackend;
 }
 
 export interface Calls {
@@ -34,9 +37,9 @@ export interface Calls {
 
 type Behaviour = { ok: true; software?: boolean } | { ok: false; reason: string };
 
-export function fakeLoaders(spec: Partial<Record<BackendName, Behaviour>>, probe?: WebGpuProbe): { loaders: BackendLoaders; calls: Calls; created: Backend[] } {
+export function fakeLoaders(spec: Partial<Record<BackendName, Behaviour>>, probe?: WebGpuProbe): { loaders: BackendLoaders; calls: Calls; created: FakeBackend[] } {
   const calls: Calls = { log: [] };
-  const created: Backend[] = [];
+  const created: FakeBackend[] = [];
   const make = (name: BackendName) => async (options: LoadOptions) => {
     calls.log.push({ backend: name, options });
     const s = spec[name] ?? { ok: false, reason: `${name} not configured` };

@@ -158,14 +158,14 @@ describe('routing by predicted time (exploration off)', () => {
     expect(await k.started()).toEqual(['webgpu', 'cpu', 'piscina']);
     await k.dispose();
     expect(created).toHaveLength(3);
-    expect(created.map((b) => (b as unknown as { disposeCalls: number }).disposeCalls)).toEqual([1, 1, 1]);
+    expect(created.map((b) => b.disposeCalls)).toEqual([1, 1, 1]);
     expect(created.every((b) => b.disposed)).toBe(true);
   });
 
   it('warmUp() warms every backend running now, and rejects once disposed', async () => {
     const { loaders, created } = fakeLoaders({ piscina: { ok: true }, cpu: { ok: true } }, { available: false, reason: 'no adapter' });
     const k = await createKernels({ explore: false, costModel: THRESHOLD_MODEL }, loaders, noEnv);
-    const warmed = (): Record<string, number> => Object.fromEntries(created.map((b) => [b.name, (b as unknown as { warmUpCalls: number }).warmUpCalls]));
+    const warmed = (): Record<string, number> => Object.fromEntries(created.map((b) => [b.name, b.warmUpCalls]));
     await k.warmUp();
     expect(warmed()).toEqual({ piscina: 1 });
     await k.scan(makeScanArgs({ n: 1000, dtype: 'u32' }));

@@ -523,23 +523,14 @@ export class Router {
     const explore = this.o.explore;
     if (explore === undefined) return { pick: best, choice: 'predicted' };
     let confirming = this.confirming.get(key);
-    if (timed) {
-      // A call asking for `timing` pays costs an untimed call does not (WebGPU: a clock spin before
-      // each pass), so it neither times a trial nor starts a race: it takes the key's settled
-      // choice, else the prediction's pick, and leaves the key's exploration as it was.
-      const settled = confirming === undefined ? await this.settledChoice(key) : undefined;
-      const kept = settled === undefined ? undefined : ranked.find((p) => p.name === settled.backend && p.variant === settled.variant);
-      if (settled !== undefined && kept !== undefined) return { pick: kept, choice: 'measured', measured: settled };
-      return { pick: best, choice: 'predicted', timedWhileExploring: true };
-    }
     if (confirming === undefined) {
       const settled = await this.settledChoice(key);
       const kept = settled === undefined ? undefined : ranked.find((p) => p.name === settled.backend && p.variant === settled.variant);
       if (settled !== undefined && kept !== undefined) {
         // A close race read from the cache is run again once in this process (the winner's calls
         // back to back cost nothing; the runner-up's only while within closeRace): one process's
-        // slow phase must not fix a key's backend on this machine for good.
-        const runnerUp = settled.cached && !this.reraces.has(key) ? closeRunnerUp(settled, shape.work, explore) : undefined;
+        // slow phase must not fix a key's backend on this machine for good. Not by a timed call (below).
+        const runnerUp = !timed && settled.cached && !this.reraces.has(key) ? closeRunnerUp(settled, shape.work, explore) : undefined;
         if (runnerUp === undefined || !ranked.some((p) => pickName(p) === runnerUp)) return { pick: kept, choice: 'measured', measured: settled };
         this.reraces.set(key, settled.trials);
         this.settled.delete(key);
@@ -547,6 +538,9 @@ export class Router {
         this.confirming.set(key, (confirming = { winner: pickName(kept), runnerUp }));
       }
     }
+    // A call asking for `timing` pays costs an untimed call does not (WebGPU: a clock spin before
+    // each pass), so while the key is unsettled it runs the prediction's pick and times nothing.
+    if (timed) return { pick: best, choice: 'predicted', timedWhileExploring: true };
     let trials = this.trials.get(key);
     if (trials === undefined) this.trials.set(key, (trials = new Map()));
     if (confirming !== undefined) {
