@@ -478,6 +478,22 @@ describe('measured choice (exploration)', () => {
     await k.dispose();
   });
 
+  it('a trial that caught a stall (over RETRIAL_FACTOR times its prediction) is run again before the key settles, and the route says so', async () => {
+    // Predicted: piscina 20, webgpu 15, cpu 100 (no trial). piscina's first two calls stall at 400 ms, then run at 5.
+    let piscinaCalls = 0;
+    const { loaders } = timedLoaders((name) => (name.startsWith('piscina') ? (++piscinaCalls <= 2 ? 400 : 5) : name.startsWith('webgpu') ? 12 : 100));
+    const model: CostModel = { backends: { cpu: cost('cpu', { fixedMs: 100 }), piscina: cost('piscina/default threads', { fixedMs: 20 }), webgpu: cost('webgpu/adapter', { fixedMs: 15 }) } };
+    const k = await createKernels({ costModel: model, explore: { ...ONE, closeRace: 1 } }, loaders, noEnv);
+    const routes = await calls(k, 8);
+    const again = routes.findIndex((r) => /^a trial run again: its first measured 400\.\d ms over 1 call, over 10× its predicted 20\.0 ms/.test(r.reason));
+    expect(again).toBeGreaterThan(0);
+    expect(routes[again]).toMatchObject({ backend: 'piscina', choice: 'trial', settled: false });
+    const settled = routes.find((r) => r.settled);
+    expect(settled).toMatchObject({ choice: 'measured', backend: 'piscina', runnerUp: { backend: 'webgpu' } });
+    expect(settled!.measuredMs).toBeLessThan(12);
+    await k.dispose();
+  });
+
   it('a forced calibration drops the measured choices, in the file and in memory: the key explores again', async () => {
     const path = tmp();
     const { loaders } = timedLoaders(DELAYS);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addTrialCall, closeRunnerUp, CONFIRM_ROUNDS, pairedRatio, POOL_MARGIN, TRIAL_CALLS, confirmCall, confirmStep, decide, mergeRerace, nextTurn, pickName, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
+  addTrialCall, closeRunnerUp, CONFIRM_ROUNDS, RETRIAL_FACTOR, pairedRatio, POOL_MARGIN, TRIAL_CALLS, confirmCall, confirmStep, decide, mergeRerace, nextTurn, pickName, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
 } from '../src/router/explore.js';
 
 /**
@@ -14,13 +14,19 @@ function explore(ranked: readonly Pick[], callMs: (name: string, i: number) => n
   // With `warmUpMs`, decide sees each warm-up's time, as Router passes it.
   const warmUps = new Map<string, { ms: number; work: number }>();
   const steps: string[] = [];
+  const retried = new Set<string>();
   let turn: Turn | undefined;
   for (let n = 0; n < 200; n++) {
-    const d = decide(ranked, trials, work, s, turn, warmUpMs === undefined ? undefined : warmUps)!;
+    const d = decide(ranked, trials, work, s, turn, warmUpMs === undefined ? undefined : warmUps, retried)!;
     const name = pickName(d.pick);
     if (d.kind !== 'explore') {
       steps.push(`${d.kind} ${name}`);
       return { steps, trials, ...(d.kind === 'settled' ? { choice: d.choice } : {}) };
+    }
+    if (d.retrial === true) {
+      trials.delete(name);
+      retried.add(name);
+      steps.push(`retrial ${name}`);
     }
     if (!warm.has(name)) {
       warm.add(name);
@@ -45,6 +51,29 @@ const counts = (trials: ReadonlyMap<string, TrialRun>): Record<string, number> =
 const steady = (ms: Record<string, number>) => (name: string): number => ms[name]!;
 
 describe('trials', () => {
+  it(`a trial over RETRIAL_FACTOR (${RETRIAL_FACTOR}) times its prediction runs once more before the key settles; the second stands`, () => {
+    const ranked = [pick('webgpu', 6), pick('piscina', 7)];
+    const QUICK: ExploreSettings = { ...DEFAULTS, trialMinMs: 0 };
+    // piscina's first trial caught a stall (300 ms a call against 7 predicted); run again, it measures 1.6.
+    const stalled = (name: string, i: number, second: boolean): number => (name === 'webgpu/v' ? 2.2 : second ? 1.6 : 300 + i);
+    let runs = 0;
+    const out = explore(ranked, (name, i) => {
+      if (name === 'piscina/v' && i === 0) runs++;
+      return stalled(name, i, runs > 1);
+    }, QUICK);
+    expect(out.steps).toEqual(['warm-up webgpu/v', 'trial webgpu/v', 'trial webgpu/v', 'warm-up piscina/v', 'trial piscina/v', 'trial piscina/v', 'retrial piscina/v', 'trial piscina/v', 'trial piscina/v', 'settled piscina/v']);
+    expect(out.choice?.trials['piscina/v']).toMatchObject({ ms: 1.6, calls: 2 });
+    // Slow again when run again: it counts, once, and the key settles on the faster.
+    const again = explore(ranked, (name, i) => (name === 'webgpu/v' ? 2.2 : 300 + i), QUICK);
+    expect(again.steps.filter((x) => x.startsWith('retrial'))).toEqual(['retrial piscina/v']);
+    expect(again.steps.at(-1)).toBe('settled webgpu/v');
+    expect(again.choice?.trials['piscina/v']).toMatchObject({ calls: 2 });
+    // Slow as predicted (10 times or less): no retrial.
+    const slow = explore([pick('webgpu', 6), pick('piscina', 30)], (name) => (name === 'webgpu/v' ? 2.2 : 60), QUICK);
+    expect(slow.steps.some((x) => x.startsWith('retrial'))).toBe(false);
+    expect(slow.steps.at(-1)).toBe('settled webgpu/v');
+  });
+
   it("a trial's time is the median of its later half of calls (of two, the second)", () => {
     expect(trialTime([5])).toBe(5);
     expect(trialTime([7, 5])).toBe(5);

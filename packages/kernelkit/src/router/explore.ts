@@ -69,6 +69,15 @@ const backendOf = (name: string): string => name.slice(0, name.indexOf('/'));
 /** A measured time as candidates are ranked by it: a worker pool's raised by POOL_MARGIN. */
 export const rankedMs = (name: string, ms: number): number => (isPool(name) ? ms * POOL_MARGIN : ms);
 
+/**
+ * A trial measuring more than this many times its own candidate's predicted running time is run
+ * once more at its key, the first dropped: calibration predicts within a few times either way,
+ * so a trial that far off most likely caught a stall (a pool's threads held up, the machine busy
+ * for seconds) rather than the candidate's speed, and one such trial would fix the key's choice,
+ * in the cache too.
+ */
+export const RETRIAL_FACTOR = 10;
+
 /** A candidate predicted slower than this per call gets no trial: learning must not cost a huge call on a slow backend. */
 export const DEFAULT_TRIAL_MAX_MS = 2000;
 
@@ -224,8 +233,11 @@ export function routingKey(shape: CallShape, pinned: string | undefined): string
 export const scaledMs = (t: Trial, work: number): number => (t.work > 0 ? (t.ms * work) / t.work : t.ms);
 
 export type Decision =
-  /** Run `pick` to measure it (its first call of the key in this process is a warm-up, not a trial). */
-  | { readonly kind: 'explore'; readonly pick: Pick }
+  /**
+   * Run `pick` to measure it (its first call of the key in this process is a warm-up, not a trial);
+   * `retrial`: its trial is dropped first and run again (see RETRIAL_FACTOR).
+   */
+  | { readonly kind: 'explore'; readonly pick: Pick; readonly retrial?: true }
   | { readonly kind: 'settled'; readonly pick: Pick; readonly choice: MeasuredChoice }
   | { readonly kind: 'predicted'; readonly pick: Pick };
 
@@ -243,8 +255,12 @@ export type Decision =
  * predicted order on a tie), so a slow phase of the machine lands on every candidate's calls, not
  * on one trial. With none open, the key settles on the fastest measured (see rankedMs).
  * `warmUps`: each candidate's fastest warm-up call at this key, by `backend/variant` (see hopeless).
+ * Before settling, a trial over RETRIAL_FACTOR times its prediction is run again, once per
+ * candidate: `retried` names those already run again at this key.
  */
-export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, TrialRun>, work: number, s: ExploreSettings, turn?: Turn, warmUps?: ReadonlyMap<string, WarmUp>): Decision | undefined {
+export function decide(
+  ranked: readonly Pick[], trials: ReadonlyMap<string, TrialRun>, work: number, s: ExploreSettings, turn?: Turn, warmUps?: ReadonlyMap<string, WarmUp>, retried?: ReadonlySet<string>,
+): Decision | undefined {
   const best = ranked[0];
   if (best === undefined) return undefined;
   let reference = Infinity;
@@ -278,6 +294,11 @@ export function decide(ranked: readonly Pick[], trials: ReadonlyMap<string, Tria
   // The turn passes to another open trial; the one whose turn ended goes on only when it is the last open.
   next ??= owner;
   if (next !== undefined) return { kind: 'explore', pick: next };
+  for (const p of ranked) {
+    const t = trials.get(pickName(p));
+    const predicted = p.predictedMs - p.startMs;
+    if (t !== undefined && predicted > 0 && !retried?.has(pickName(p)) && scaledMs(t, work) > RETRIAL_FACTOR * predicted) return { kind: 'explore', pick: p, retrial: true };
+  }
   const choice = settle(ranked, trials, work);
   return choice === undefined ? { kind: 'predicted', pick: best } : choice;
 }

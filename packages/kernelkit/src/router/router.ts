@@ -14,7 +14,7 @@ import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
 import {
-  addTrialCall, closeRunnerUp, confirmCall, confirmSide, confirmStep, decide, mergeRerace, nextTurn, pickName, POOL_MARGIN, routingKey, scaledMs, trialOf, warmedUp, warmUpCalls, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn, type WarmUp,
+  addTrialCall, closeRunnerUp, confirmCall, confirmSide, confirmStep, decide, mergeRerace, nextTurn, pickName, POOL_MARGIN, RETRIAL_FACTOR, routingKey, scaledMs, trialOf, warmedUp, warmUpCalls, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn, type WarmUp,
 } from './explore.js';
 
 /**
@@ -147,6 +147,8 @@ export class Router {
   private readonly lastTimed = new Map<string, string | undefined>();
   /** Whose turn it is per routing key while it explores (see `decide`). */
   private readonly turns = new Map<string, Turn>();
+  /** Per routing key, the candidates whose trial has been run again (see RETRIAL_FACTOR). */
+  private readonly retried = new Map<string, Set<string>>();
   /** Routing keys whose trials ended in a close race, while it is run again back to back (see confirmStep). */
   private readonly confirming = new Map<string, Confirmation>();
   /**
@@ -562,8 +564,14 @@ export class Router {
       const fastest = this.warmUps.get(`${pickName(p)} ${key}`)?.fastest;
       return fastest === undefined ? [] : [[pickName(p), fastest] as const];
     }));
-    const d = decide(ranked, trials, shape.work, explore, this.turns.get(key), warmUps)!;
+    const d = decide(ranked, trials, shape.work, explore, this.turns.get(key), warmUps, this.retried.get(key))!;
     if (d.kind === 'explore') {
+      if (d.retrial === true) {
+        const dropped = trials.get(pickName(d.pick))!;
+        trials.delete(pickName(d.pick));
+        this.retried.set(key, new Set([...(this.retried.get(key) ?? []), pickName(d.pick)]));
+        return { pick: d.pick, choice: 'trial', retrialOf: dropped };
+      }
       const needed = warmUpCalls(shape, outGiven, resultsHeldBetweenCollections());
       return { pick: d.pick, choice: warmedUp(this.warmUps.get(`${pickName(d.pick)} ${key}`), needed) ? 'trial' : 'warm-up' };
     }
@@ -736,7 +744,9 @@ export class Router {
     return {
       ...base, ...runnerUp, settled: false, trials: msOf(tried), trialCalls: callsOf(tried),
       ...(choice === 'trial' ? { measuredMs: ms } : {}),
-      reason: choice === 'trial'
+      reason: chosen.retrialOf !== undefined
+        ? `a trial run again: its first measured ${ms1(chosen.retrialOf.ms)} over ${chosen.retrialOf.calls} call${chosen.retrialOf.calls === 1 ? '' : 's'}, over ${RETRIAL_FACTOR}× its predicted ${ms1(pick.predictedMs - pick.startMs)} (a stall is likelier than its speed)`
+        : choice === 'trial'
         ? 'a trial: candidates predicted near the best take turns, each timed on calls adding up to a minimum time'
         : `a warm-up: the candidate's first call of this key here (calls, while its results are still fresh memory), ${this.reraces.has(key) ? 'before a close race from the cache is run again' : 'not timed as its trial'}`,
     };
@@ -825,6 +835,8 @@ interface Chosen {
   readonly step?: ConfirmStep;
   /** A call with `timing` routed by prediction while its key explores (see choose). */
   readonly timedWhileExploring?: boolean;
+  /** The first call of a trial run again: the trial it replaces (see RETRIAL_FACTOR). */
+  readonly retrialOf?: Trial;
 }
 
 const ms1 = (x: number): string => `${x.toFixed(1)} ms`;
