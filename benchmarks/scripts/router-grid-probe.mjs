@@ -4,6 +4,8 @@
 //   pool-idle  the WebGPU backend, a Piscina backend started beside it and never called
 //   pool-used  the same, one Piscina grid search before the WebGPU calls
 //   pool-many  the same, eight
+//   pool-gone  the same, the pool disposed before the WebGPU calls (as the router releases a
+//              backend no settled key runs on)
 //   fixed      createKernels({ backend: 'webgpu', route: 'fixed' })
 //   auto       createKernels({ route: 'auto' }) after calibrate(), calls as routed
 //              (cache file $KK_CACHE, else a fresh one; KK_CALIBRATE_IN=process calibrates in
@@ -21,13 +23,15 @@
 // Any seed case runs (KK_VARIANT: the WebGPU variant, default pruned for the grid search and
 // decoupled-subgroups for the scan); KK_TIMING=1 asks for timestamps and prints each call's kernel ms.
 // Prints one JSON line: the mode, the backend each call ran on, every call's ms, its slices
-// (progress reports: one per GPU slice) and the ms of garbage collection during it.
+// (progress reports: one per GPU slice), the ms of garbage collection during it and the heap in
+// use at the end.
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { execFile, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
 import { benchCases } from '@kernelkit/bench';
 import { createKernels } from 'kernelkit';
 import { createWebGpuBackend } from '@kernelkit/webgpu';
@@ -60,14 +64,15 @@ if (mode === 'pool-mid' || mode === 'cal-pool-mid' || mode === 'cal-wait-pool-mi
   owned.push(pool);
   let i = 0;
   call = (o) => (++i >= 6 && i <= 8 ? run(pool, o) : run(gpu, { variant, ...o }));
-} else if (['direct', 'pool-idle', 'pool-used', 'pool-many', 'child'].includes(mode)) {
+} else if (['direct', 'pool-idle', 'pool-used', 'pool-many', 'pool-gone', 'child'].includes(mode)) {
   const gpu = await createWebGpuBackend({ adapter: 'any' });
   owned.push(gpu);
   if (mode === 'child') execFileSync(process.execPath, [fileURLToPath(import.meta.url), 'direct', id, workload], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (mode !== 'direct') {
     const pool = await createPiscinaBackend();
     owned.push(pool);
-    for (let i = 0; i < (mode === 'pool-used' ? 1 : mode === 'pool-many' ? 8 : 0); i++) await run(pool, {});
+    for (let i = 0; i < (mode === 'pool-used' ? 1 : mode === 'pool-many' || mode === 'pool-gone' ? 8 : 0); i++) await run(pool, {});
+    if (mode === 'pool-gone') await owned.pop().dispose();
   }
   call = (o) => run(gpu, { variant, ...o });
 } else if (mode === 'pool' || mode === 'cpu') {
@@ -128,5 +133,5 @@ for (let i = 0; i < calls; i++) {
 gcWatch.disconnect();
 const route = mode === 'auto' ? (await call()).notes?.[0] : undefined;
 const later = ms.slice(calls / 2).sort((a, b) => a - b);
-console.log(JSON.stringify({ mode, id, laterMedian: later[Math.floor(later.length / 2)], ran: [...new Set(ran)], on: ran.map((r) => [...new Set(ran)].indexOf(r)).join(''), ms, slices, gcMs, ...(timing ? { kernelMs } : {}), ...(route ? { route } : {}) }));
+console.log(JSON.stringify({ mode, id, laterMedian: later[Math.floor(later.length / 2)], heapMiB: +(getHeapStatistics().used_heap_size / 2 ** 20).toFixed(1), ran: [...new Set(ran)], on: ran.map((r) => [...new Set(ran)].indexOf(r)).join(''), ms, slices, gcMs, ...(timing ? { kernelMs } : {}), ...(route ? { route } : {}) }));
 for (const o of owned) await o.dispose();
