@@ -3,10 +3,10 @@ import { createCpuBackend } from '@kernelkit/cpu';
 import type { WebGpuProbe } from '@kernelkit/webgpu';
 import type { BackendLoaders, LoadOptions } from '../src/loaders.js';
 
-/** A real CPU backend wearing another backend's name: enough to test selection and delegation. */
 /** A fake backend, with how often it was disposed and warmed up. */
 export type FakeBackend = Backend & { disposeCalls: number; warmUpCalls: number };
 
+/** A real CPU backend wearing another backend's name: enough to test selection and delegation. */
 export function fakeBackend(name: BackendName, software = false): FakeBackend {
   const cpu = createCpuBackend();
   const b = {

@@ -340,6 +340,7 @@ export class Router {
     this.epoch++;
     this.trials.clear();
     this.turns.clear();
+    this.retried.clear();
     this.confirming.clear();
     if (!this.persistChoices) return;
     await this.writes;
@@ -569,7 +570,9 @@ export class Router {
       if (d.retrial === true) {
         const dropped = trials.get(pickName(d.pick))!;
         trials.delete(pickName(d.pick));
-        this.retried.set(key, new Set([...(this.retried.get(key) ?? []), pickName(d.pick)]));
+        let retried = this.retried.get(key);
+        if (retried === undefined) this.retried.set(key, (retried = new Set()));
+        retried.add(pickName(d.pick));
         return { pick: d.pick, choice: 'trial', retrialOf: dropped };
       }
       const needed = warmUpCalls(shape, outGiven, resultsHeldBetweenCollections());
