@@ -21,10 +21,11 @@
 //   child      the WebGPU backend started, then a child process running `direct` on the GPU
 //              (as the calibration child does beside the facade's fallback device), then the calls
 // Any seed case runs (KK_VARIANT: the WebGPU variant, default pruned for the grid search and
-// decoupled-subgroups for the scan); KK_TIMING=1 asks for timestamps and prints each call's kernel ms.
+// decoupled-subgroups for the scan); KK_TIMING=1 asks for timestamps and prints each call's kernel,
+// upload and readback ms.
 // Prints one JSON line: the mode, the backend each call ran on, every call's ms, its slices
 // (progress reports: one per GPU slice), the ms of garbage collection during it and the heap in
-// use at the end.
+// use, the resident set and the external (ArrayBuffer) memory at the end.
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -112,6 +113,8 @@ const ran = [];
 const slices = [];
 const gcMs = [];
 const kernelMs = [];
+const uploadMs = [];
+const readbackMs = [];
 let gc = 0;
 const gcWatch = new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gc += e.duration;
@@ -128,10 +131,11 @@ for (let i = 0; i < calls; i++) {
   gcMs.push(+(gc - gc0).toFixed(2));
   slices.push(n);
   ran.push(`${r.backend}/${r.variant}`);
-  if (timing) kernelMs.push(r.timing?.kernelMs === undefined ? null : +r.timing.kernelMs.toFixed(2));
+  const part = (v) => (v === undefined ? null : +v.toFixed(2));
+  if (timing) [kernelMs, uploadMs, readbackMs].forEach((a, j) => a.push(part([r.timing?.kernelMs, r.timing?.uploadMs, r.timing?.readbackMs][j])));
 }
 gcWatch.disconnect();
 const route = mode === 'auto' ? (await call()).notes?.[0] : undefined;
 const later = ms.slice(calls / 2).sort((a, b) => a - b);
-console.log(JSON.stringify({ mode, id, laterMedian: later[Math.floor(later.length / 2)], heapMiB: +(getHeapStatistics().used_heap_size / 2 ** 20).toFixed(1), ran: [...new Set(ran)], on: ran.map((r) => [...new Set(ran)].indexOf(r)).join(''), ms, slices, gcMs, ...(timing ? { kernelMs } : {}), ...(route ? { route } : {}) }));
+console.log(JSON.stringify({ mode, id, laterMedian: later[Math.floor(later.length / 2)], heapMiB: +(getHeapStatistics().used_heap_size / 2 ** 20).toFixed(1), rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20), externalMiB: Math.round(process.memoryUsage().external / 2 ** 20), ran: [...new Set(ran)], on: ran.map((r) => [...new Set(ran)].indexOf(r)).join(''), ms, slices, gcMs, ...(timing ? { kernelMs, uploadMs, readbackMs } : {}), ...(route ? { route } : {}) }));
 for (const o of owned) await o.dispose();
