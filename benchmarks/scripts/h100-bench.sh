@@ -23,7 +23,7 @@ race() { bench "$1" 570 --op "$2" --backend "$ROUTER_RACE_BACKENDS" --variant "$
 # A session script's frame: host_begin collects into a temporary $OUT and records the GPU and CPU; host_end NAME
 # packs it all into the real $OUT as NAME.tar.gz (the host returns at most 8 files).
 host_begin() {
-  HOST_FINAL_OUT=$OUT
+  HOST_FINAL_OUT=${HOST_FINAL_OUT:-$OUT} # the real $OUT, also for the later parts of one run
   OUT=$(mktemp -d)
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
   lscpu > "$OUT/lscpu.txt" 2>&1
