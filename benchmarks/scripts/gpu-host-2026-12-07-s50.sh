@@ -6,7 +6,8 @@
 #   after a Piscina pool ran 8 calls and was disposed, the router, the facade fixed on WebGPU.
 # misses: s49's two H100 misses (stencil N=256, convLayer L1 B=100, the latter after the trial
 #   retrial rule), 3 rounds, the backends within reach of each row.
-# conv2d: the two conv2d seed rows, WebGPU and the router, 3 rounds (the pool is 30x behind there).
+# conv2d: the two conv2d seed rows, WebGPU and the router, 3 rounds (the pool left out to fit the
+#   device time: 1.1-1.7x behind WebGPU there in s48's one-process run).
 # mixed: convLayer B=1000 and L2 B=10 000, scan 40M u32 with the pool; stencil N=512 with WebGPU; 3 rounds.
 # Everything in $OUT/TAG-PART.tar.gz (TAG: $SESSION_TAG, else s50).
 set -u
