@@ -115,6 +115,8 @@ const gcMs = [];
 const kernelMs = [];
 const uploadMs = [];
 const readbackMs = [];
+/** A timing part in ms to two decimals, null where the backend gave none. */
+const rounded = (v) => (v === undefined ? null : +v.toFixed(2));
 let gc = 0;
 const gcWatch = new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gc += e.duration;
@@ -131,11 +133,15 @@ for (let i = 0; i < calls; i++) {
   gcMs.push(+(gc - gc0).toFixed(2));
   slices.push(n);
   ran.push(`${r.backend}/${r.variant}`);
-  const part = (v) => (v === undefined ? null : +v.toFixed(2));
-  if (timing) [kernelMs, uploadMs, readbackMs].forEach((a, j) => a.push(part([r.timing?.kernelMs, r.timing?.uploadMs, r.timing?.readbackMs][j])));
+  if (timing) {
+    kernelMs.push(rounded(r.timing?.kernelMs));
+    uploadMs.push(rounded(r.timing?.uploadMs));
+    readbackMs.push(rounded(r.timing?.readbackMs));
+  }
 }
 gcWatch.disconnect();
 const route = mode === 'auto' ? (await call()).notes?.[0] : undefined;
+const memory = process.memoryUsage();
 const later = ms.slice(calls / 2).sort((a, b) => a - b);
-console.log(JSON.stringify({ mode, id, laterMedian: later[Math.floor(later.length / 2)], heapMiB: +(getHeapStatistics().used_heap_size / 2 ** 20).toFixed(1), rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20), externalMiB: Math.round(process.memoryUsage().external / 2 ** 20), ran: [...new Set(ran)], on: ran.map((r) => [...new Set(ran)].indexOf(r)).join(''), ms, slices, gcMs, ...(timing ? { kernelMs, uploadMs, readbackMs } : {}), ...(route ? { route } : {}) }));
+console.log(JSON.stringify({ mode, id, laterMedian: later[Math.floor(later.length / 2)], heapMiB: +(getHeapStatistics().used_heap_size / 2 ** 20).toFixed(1), rssMiB: Math.round(memory.rss / 2 ** 20), externalMiB: Math.round(memory.external / 2 ** 20), ran: [...new Set(ran)], on: ran.map((r) => [...new Set(ran)].indexOf(r)).join(''), ms, slices, gcMs, ...(timing ? { kernelMs, uploadMs, readbackMs } : {}), ...(route ? { route } : {}) }));
 for (const o of owned) await o.dispose();
