@@ -1,0 +1,53 @@
+// Does a worker pool's trial lead over WebGPU carry over to their own rows (issue 16, POOL_MARGIN)?
+// For every router process of every committed seed run whose trials timed both Piscina and WebGPU,
+// the ratio WebGPU trial ÷ Piscina trial (above 1: the pool measured faster there, best variant of
+// each) against the same run's rows (the best WebGPU row's median ÷ the Piscina row's), grouped by
+// the trial ratio: how often the pool's own row was the faster one.
+//   node benchmarks/scripts/router-pool-margin.mjs [benchmarks/results]
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.argv[2] ?? 'benchmarks/results';
+const BANDS = [[0, 0.95], [0.95, 1], [1, 1.1], [1.1, 1.25], [1.25, Infinity]];
+const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+
+/** The fastest trial per backend in a router note's "trials: ..." part. */
+function trialsOf(note) {
+  const best = {};
+  for (const m of note.split('predicted')[0].matchAll(/(\w+)\/[\w-]+ ([\d.]+) ms/g)) {
+    const ms = Number(m[2]);
+    best[m[1]] = Math.min(best[m[1]] ?? Infinity, ms);
+  }
+  return best;
+}
+
+const pairs = [];
+for (const file of readdirSync(dir).filter((f) => /^bench-seed-h(100|200)-.*\.json$/.test(f))) {
+  let run;
+  try {
+    run = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+  } catch {
+    continue;
+  }
+  const rows = (run.rows ?? []).filter((r) => r.status === 'ok' && r.stats !== undefined);
+  const bestRow = (caseId, backend) => Math.min(...rows.filter((r) => r.caseId === caseId && r.backend === backend).map((r) => r.stats.medianMs));
+  for (const router of rows.filter((r) => r.backend === 'kernelkit')) {
+    const pool = bestRow(router.caseId, 'piscina');
+    const gpu = bestRow(router.caseId, 'webgpu');
+    if (!Number.isFinite(pool) || !Number.isFinite(gpu)) continue;
+    const notes = router.roundRouterNotes ?? (router.notes ?? []).filter((n) => n.includes('trials:'));
+    for (const note of notes) {
+      const t = trialsOf(note);
+      if (t.piscina !== undefined && t.webgpu !== undefined) pairs.push({ file, caseId: router.caseId, trial: t.webgpu / t.piscina, rows: gpu / pool });
+    }
+  }
+}
+console.log(`${pairs.length} router processes with both trials, in ${new Set(pairs.map((p) => p.file)).size} runs`);
+console.log('| WebGPU trial ÷ Piscina trial | processes | Piscina row faster | median WebGPU row ÷ Piscina row |');
+console.log('|---|---|---|---|');
+for (const [lo, hi] of BANDS) {
+  const band = pairs.filter((p) => p.trial >= lo && p.trial < hi);
+  if (band.length === 0) continue;
+  const faster = band.filter((p) => p.rows > 1).length;
+  console.log(`| ${lo}–${hi === Infinity ? '' : hi} | ${band.length} | ${faster} | ${median(band.map((p) => p.rows)).toFixed(3)} |`);
+}
