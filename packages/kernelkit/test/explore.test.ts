@@ -30,8 +30,13 @@ function cost(key: string, fit: Partial<TimeFit>, extra: Partial<BackendCost> = 
   return { key, description: key, software: false, startMs: 0, upload: { fixedMs: 0, msPerByte: 0 }, download: { fixedMs: 0, msPerByte: 0 }, variants: CPU_VARIANTS, ops, ...extra };
 }
 
-/** Virtual ms added to `performance.now()`: a fake call's delay moves it on instead of sleeping, so a machine busy with other work cannot stretch the times the router measures. */
+/**
+ * Virtual ms of `performance.now()`: a fake call's delay moves it on instead of sleeping. Real time
+ * still moves it, slowed a thousandfold, so that a stall of the test process (a collection, a
+ * busy machine) cannot stretch the times the router measures.
+ */
 let clockOffset = 0;
+const REAL_TIME_SCALE = 1e-3;
 
 /**
  * Fake backends (the CPU backend under other names) whose calls take `delays[backend/variant]`
@@ -86,7 +91,7 @@ async function calls(k: Awaited<ReturnType<typeof createKernels>>, n: number) {
 describe('measured choice (exploration)', () => {
   beforeEach(() => {
     const realNow = performance.now.bind(performance);
-    vi.spyOn(performance, 'now').mockImplementation(() => realNow() + clockOffset);
+    vi.spyOn(performance, 'now').mockImplementation(() => realNow() * REAL_TIME_SCALE + clockOffset);
   });
 
   afterEach(() => {
