@@ -1,13 +1,20 @@
-// Does a worker pool's trial lead over WebGPU carry over to their own rows (issue 16, POOL_MARGIN)?
-// For every router process of every committed seed run whose trials timed both Piscina and WebGPU,
-// the ratio WebGPU trial ÷ Piscina trial (above 1: the pool measured faster there, best variant of
-// each) against the same run's rows (the best WebGPU row's median ÷ the Piscina row's), grouped by
-// the trial ratio: how often the pool's own row was the faster one.
-//   node benchmarks/scripts/router-pool-margin.mjs [benchmarks/results]
+// Does a worker pool's trial lead over another backend carry over to their own rows (issue 16,
+// POOL_MARGIN)? For every router process of every committed run whose trials timed both Piscina
+// and OTHER (webgpu: the H100/H200 seed runs; cpu: the 2-core small runs), the ratio OTHER trial ÷
+// Piscina trial (above 1: the pool measured faster there, best variant of each) against the same
+// run's rows (OTHER's best row median ÷ Piscina's), grouped by the trial ratio: how often the
+// pool's own row was the faster one.
+//   node benchmarks/scripts/router-pool-margin.mjs [webgpu|cpu] [benchmarks/results]
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const dir = process.argv[2] ?? 'benchmarks/results';
+const other = process.argv[2] ?? 'webgpu';
+const dir = process.argv[3] ?? 'benchmarks/results';
+const RUNS = other === 'cpu' ? /^(local-2core|bench-small-router-2core).*\.json$/ : /^bench-seed-h(100|200)-.*\.json$/;
+if (other !== 'webgpu' && other !== 'cpu') {
+  console.error('usage: router-pool-margin.mjs [webgpu|cpu] [DIR]');
+  process.exit(2);
+}
 const BANDS = [[0, 0.95], [0.95, 1], [1, 1.1], [1.1, 1.25], [1.25, Infinity]];
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 
@@ -22,7 +29,7 @@ function trialsOf(note) {
 }
 
 const pairs = [];
-for (const file of readdirSync(dir).filter((f) => /^bench-seed-h(100|200)-.*\.json$/.test(f))) {
+for (const file of readdirSync(dir).filter((f) => RUNS.test(f))) {
   let run;
   try {
     run = JSON.parse(readFileSync(join(dir, file), 'utf8'));
@@ -33,17 +40,17 @@ for (const file of readdirSync(dir).filter((f) => /^bench-seed-h(100|200)-.*\.js
   const bestRow = (caseId, backend) => Math.min(...rows.filter((r) => r.caseId === caseId && r.backend === backend).map((r) => r.stats.medianMs));
   for (const router of rows.filter((r) => r.backend === 'kernelkit')) {
     const pool = bestRow(router.caseId, 'piscina');
-    const gpu = bestRow(router.caseId, 'webgpu');
-    if (!Number.isFinite(pool) || !Number.isFinite(gpu)) continue;
+    const rival = bestRow(router.caseId, other);
+    if (!Number.isFinite(pool) || !Number.isFinite(rival)) continue;
     const notes = router.roundRouterNotes ?? (router.notes ?? []).filter((n) => n.includes('trials:'));
     for (const note of notes) {
       const t = trialsOf(note);
-      if (t.piscina !== undefined && t.webgpu !== undefined) pairs.push({ file, caseId: router.caseId, trial: t.webgpu / t.piscina, rows: gpu / pool });
+      if (t.piscina !== undefined && t[other] !== undefined) pairs.push({ file, caseId: router.caseId, trial: t[other] / t.piscina, rows: rival / pool });
     }
   }
 }
 console.log(`${pairs.length} router processes with both trials, in ${new Set(pairs.map((p) => p.file)).size} runs`);
-console.log('| WebGPU trial ÷ Piscina trial | processes | Piscina row faster | median WebGPU row ÷ Piscina row |');
+console.log(`| ${other} trial ÷ Piscina trial | processes | Piscina row faster | median ${other} row ÷ Piscina row |`);
 console.log('|---|---|---|---|');
 for (const [lo, hi] of BANDS) {
   const band = pairs.filter((p) => p.trial >= lo && p.trial < hi);
