@@ -10,11 +10,11 @@ import { join } from 'node:path';
 
 const other = process.argv[2] ?? 'webgpu';
 const dir = process.argv[3] ?? 'benchmarks/results';
-const RUNS = other === 'cpu' ? /^(local-2core|bench-small-router-2core).*\.json$/ : /^bench-seed-h(100|200)-.*\.json$/;
 if (other !== 'webgpu' && other !== 'cpu') {
   console.error('usage: router-pool-margin.mjs [webgpu|cpu] [DIR]');
   process.exit(2);
 }
+const RUNS = other === 'cpu' ? /^(local-2core|bench-small-router-2core).*\.json$/ : /^bench-seed-h(100|200)-.*\.json$/;
 const BANDS = [[0, 0.95], [0.95, 1], [1, 1.1], [1.1, 1.25], [1.25, Infinity]];
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 
