@@ -15,7 +15,7 @@ if (other !== 'webgpu' && other !== 'cpu') {
   process.exit(2);
 }
 const RUNS = other === 'cpu' ? /^(local-2core|bench-small-router-2core).*\.json$/ : /^bench-seed-h(100|200)-.*\.json$/;
-const BANDS = [[0, 0.95], [0.95, 1], [1, 1.1], [1.1, 1.25], [1.25, Infinity]];
+const BANDS = [[0, 0.95], [0.95, 1], [1, 1.05], [1.05, 1.1], [1.1, 1.25], [1.25, Infinity]];
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 
 /** The fastest trial per backend in a router note's "trials: ..." part. */
