@@ -3,7 +3,8 @@
 // and OTHER (webgpu: the H100/H200 seed runs; cpu: the 2-core small runs), the ratio OTHER trial ÷
 // Piscina trial (above 1: the pool measured faster there, best variant of each) against the same
 // run's rows (OTHER's best row median ÷ Piscina's), grouped by the trial ratio: how often the
-// pool's own row was the faster one.
+// pool's own row was the faster one; then the same for calls of 100 ms or more (POOL_MARGIN_MAX_MS)
+// and for shorter ones.
 //   node benchmarks/scripts/router-pool-margin.mjs [webgpu|cpu] [benchmarks/results]
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ if (other !== 'webgpu' && other !== 'cpu') {
 }
 const RUNS = other === 'cpu' ? /^(local-2core|bench-small-router-2core).*\.json$/ : /^bench-seed-h(100|200)-.*\.json$/;
 const BANDS = [[0, 0.95], [0.95, 1], [1, 1.05], [1.05, 1.1], [1.1, 1.25], [1.25, Infinity]];
+const LONG_MS = 100;
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 
 /** The fastest trial per backend in a router note's "trials: ..." part. */
@@ -45,16 +47,24 @@ for (const file of readdirSync(dir).filter((f) => RUNS.test(f))) {
     const notes = router.roundRouterNotes ?? (router.notes ?? []).filter((n) => n.includes('trials:'));
     for (const note of notes) {
       const t = trialsOf(note);
-      if (t.piscina !== undefined && t[other] !== undefined) pairs.push({ file, caseId: router.caseId, trial: t[other] / t.piscina, rows: rival / pool });
+      if (t.piscina !== undefined && t[other] !== undefined) pairs.push({ file, caseId: router.caseId, trial: t[other] / t.piscina, rows: rival / pool, ms: Math.min(t.piscina, t[other]) });
     }
   }
 }
-console.log(`${pairs.length} router processes with both trials, in ${new Set(pairs.map((p) => p.file)).size} runs`);
-console.log(`| ${other} trial ÷ Piscina trial | processes | Piscina row faster | median ${other} row ÷ Piscina row |`);
-console.log('|---|---|---|---|');
-for (const [lo, hi] of BANDS) {
-  const band = pairs.filter((p) => p.trial >= lo && p.trial < hi);
-  if (band.length === 0) continue;
-  const faster = band.filter((p) => p.rows > 1).length;
-  console.log(`| ${lo}–${hi === Infinity ? '' : hi} | ${band.length} | ${faster} | ${median(band.map((p) => p.rows)).toFixed(3)} |`);
+function table(title, list) {
+  console.log(`${title}: ${list.length} router processes with both trials, in ${new Set(list.map((p) => p.file)).size} runs`);
+  console.log(`| ${other} trial ÷ Piscina trial | processes | Piscina row faster | median ${other} row ÷ Piscina row |`);
+  console.log('|---|---|---|---|');
+  for (const [lo, hi] of BANDS) {
+    const band = list.filter((p) => p.trial >= lo && p.trial < hi);
+    if (band.length === 0) continue;
+    const faster = band.filter((p) => p.rows > 1).length;
+    console.log(`| ${lo}–${hi === Infinity ? '' : hi} | ${band.length} | ${faster} | ${median(band.map((p) => p.rows)).toFixed(3)} |`);
+  }
 }
+table('all calls', pairs);
+// Split where the router stops applying the margin (POOL_MARGIN_MAX_MS): the faster trial's ms per call.
+console.log();
+table(`calls of ${LONG_MS} ms or more`, pairs.filter((p) => p.ms >= LONG_MS));
+console.log();
+table(`calls under ${LONG_MS} ms`, pairs.filter((p) => p.ms < LONG_MS));

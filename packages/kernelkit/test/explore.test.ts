@@ -479,7 +479,7 @@ describe('measured choice (exploration)', () => {
     const k = await createKernels({ costModel: MODEL, explore: { ...ONE, closeRace: 1 } }, loaders, noEnv);
     const routes = await calls(k, 5);
     expect(routes[4]).toMatchObject({ choice: 'measured', backend: 'cpu', runnerUp: { backend: 'piscina' } });
-    expect(routes[4]!.reason).toMatch(/worker pool's times count 1\.1×/);
+    expect(routes[4]!.reason).toMatch(/worker pool's times under 100 ms count 1\.1×/);
     await k.dispose();
   });
 

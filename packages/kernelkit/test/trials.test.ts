@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addTrialCall, closeRunnerUp, CONFIRM_ROUNDS, RETRIAL_FACTOR, pairedRatio, POOL_MARGIN, TRIAL_CALLS, confirmCall, confirmStep, decide, mergeRerace, nextTurn, pickName, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
+  addTrialCall, closeRunnerUp, CONFIRM_ROUNDS, RETRIAL_FACTOR, pairedRatio, POOL_MARGIN, TRIAL_CALLS, confirmCall, confirmStep, decide, mergeRerace, nextTurn, pickName, POOL_MARGIN_MAX_MS, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
 } from '../src/router/explore.js';
 
 /**
@@ -208,6 +208,17 @@ describe('trials', () => {
     expect(clear.steps.at(-1)).toBe('settled piscina/v');
     // Between two that are not pools, the faster by any amount.
     expect(explore([pick('cpu', 10), pick('webgpu', 10)], steady({ 'cpu/v': 10, 'webgpu/v': 9.9 }), DEFAULTS).steps.at(-1)).toBe('settled webgpu/v');
+  });
+
+  it('a worker pool measuring POOL_MARGIN_MAX_MS or more per call ranks by its time, and below it by at most that', () => {
+    const long = POOL_MARGIN_MAX_MS * 1.5;
+    const ranked = [pick('piscina', long), pick('webgpu', long)];
+    expect(explore(ranked, steady({ 'webgpu/v': long, 'piscina/v': long * 0.99 }), DEFAULTS).steps.at(-1)).toBe('settled piscina/v');
+    expect(explore(ranked, steady({ 'webgpu/v': long, 'piscina/v': long * 1.01 }), DEFAULTS).steps.at(-1)).toBe('settled webgpu/v');
+    // Just under the bound the margin is capped there: a pool at 95% of it beats a rival just over it, not one under it.
+    const near = [pick('piscina', POOL_MARGIN_MAX_MS), pick('webgpu', POOL_MARGIN_MAX_MS)];
+    expect(explore(near, steady({ 'webgpu/v': POOL_MARGIN_MAX_MS * 1.01, 'piscina/v': POOL_MARGIN_MAX_MS * 0.95 }), DEFAULTS).steps.at(-1)).toBe('settled piscina/v');
+    expect(explore(near, steady({ 'webgpu/v': POOL_MARGIN_MAX_MS * 0.99, 'piscina/v': POOL_MARGIN_MAX_MS * 0.95 }), DEFAULTS).steps.at(-1)).toBe('settled webgpu/v');
   });
 
   it('a close race: the runner-up within closeRace (default 1.5) of the winner, per unit of work', () => {

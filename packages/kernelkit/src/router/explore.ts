@@ -34,6 +34,13 @@ export const DEFAULT_TRIAL_RUN_MS = 50;
  * calling thread and the rest of the machine), so a tie in the trials is often a loss later.
  */
 export const POOL_MARGIN = 1.1;
+/**
+ * A worker pool measuring at least this many ms per call ranks by its measured time: what varies
+ * from one process to the next is a pooled call's fixed cost (waking the workers, the calling
+ * thread's share), which a call this long hides, and there a pool's trial lead holds in its own
+ * processes as often as not. Below it, a pool's rank is capped here so the ranking stays monotone.
+ */
+export const POOL_MARGIN_MAX_MS = 100;
 
 /**
  * A candidate's warm-up at a new key ends after this many ms of untimed calls even if its result
@@ -66,8 +73,8 @@ export const isPool = (name: string): boolean => name.startsWith('piscina/');
 /** The backend of `name` (a `backend/variant`). */
 const backendOf = (name: string): string => name.slice(0, name.indexOf('/'));
 
-/** A measured time as candidates are ranked by it: a worker pool's raised by POOL_MARGIN. */
-export const rankedMs = (name: string, ms: number): number => (isPool(name) ? ms * POOL_MARGIN : ms);
+/** A measured time as candidates are ranked by it: a worker pool's short calls raised by POOL_MARGIN (to at most POOL_MARGIN_MAX_MS). */
+export const rankedMs = (name: string, ms: number): number => (isPool(name) && ms < POOL_MARGIN_MAX_MS ? Math.min(ms * POOL_MARGIN, POOL_MARGIN_MAX_MS) : ms);
 
 /**
  * A trial measuring more than this many times its own candidate's predicted running time is run

@@ -14,7 +14,7 @@ import type { AdapterKind } from '../names.js';
 import { callShape } from './call-shape.js';
 import { opCostOf, predictMs, routedVariants, type BackendCost, type CallShape, type CostModel } from './cost-model.js';
 import {
-  addTrialCall, closeRunnerUp, confirmCall, confirmSide, confirmStep, decide, mergeRerace, nextTurn, pickName, POOL_MARGIN, RETRIAL_FACTOR, routingKey, scaledMs, trialOf, warmedUp, warmUpCalls, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn, type WarmUp,
+  addTrialCall, closeRunnerUp, confirmCall, confirmSide, confirmStep, decide, mergeRerace, nextTurn, pickName, POOL_MARGIN, POOL_MARGIN_MAX_MS, RETRIAL_FACTOR, routingKey, scaledMs, trialOf, warmedUp, warmUpCalls, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn, type WarmUp,
 } from './explore.js';
 
 /**
@@ -707,7 +707,7 @@ export class Router {
       // The runner-up measured faster: a worker pool that did not clear POOL_MARGIN.
       const poolHandicapped = other !== undefined && own !== undefined && scaledMs(trials[pickName(other)]!, own.work) < own.ms;
       const fastest = poolHandicapped
-        ? `fastest measured of ${n} candidates for this op and size band once a worker pool's times count ${POOL_MARGIN}× (it must beat the others by that much to hold every core)`
+        ? `fastest measured of ${n} candidates for this op and size band once a worker pool's times under ${POOL_MARGIN_MAX_MS} ms count ${POOL_MARGIN}× (it must beat the others by that much to hold every core)`
         : `fastest measured of ${n} candidate${n === 1 ? '' : 's'} for this op and size band`;
       return {
         ...base, settled: true, trials: msOf(trials), trialCalls: callsOf(trials),
