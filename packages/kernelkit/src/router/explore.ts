@@ -28,17 +28,18 @@ export const TRIAL_MAX_CALLS = 40;
  */
 export const DEFAULT_TRIAL_RUN_MS = 50;
 /**
- * A worker pool is chosen over another candidate only when it measures at least this many times
- * faster: a pool that merely ties holds every core for nothing, and its calls vary more from one
- * process to the next than a single thread's or a GPU's (its threads share the cores with the
- * calling thread and the rest of the machine), so a tie in the trials is often a loss later.
+ * On calls under POOL_MARGIN_MAX_MS a worker pool is chosen over another candidate only when it
+ * measures at least this many times faster: a pool that merely ties holds every core for nothing,
+ * and its short calls vary more from one process to the next than a single thread's or a GPU's
+ * (its threads share the cores with the calling thread and the rest of the machine), so a tie in
+ * the trials is often a loss later.
  */
 export const POOL_MARGIN = 1.1;
 /**
  * A worker pool measuring at least this many ms per call ranks by its measured time: what varies
  * from one process to the next is a pooled call's fixed cost (waking the workers, the calling
- * thread's share), which a call this long hides, and there a pool's trial lead holds in its own
- * processes as often as not. Below it, a pool's rank is capped here so the ranking stays monotone.
+ * thread's share), which a call this long hides, so a pool's trial lead there carries over to its
+ * settled calls. Below it, a pool's rank is capped here so the ranking stays monotone.
  */
 export const POOL_MARGIN_MAX_MS = 100;
 
