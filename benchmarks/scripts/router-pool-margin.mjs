@@ -6,8 +6,7 @@
 // pool's own row was the faster one; then the same for calls of 100 ms or more (POOL_MARGIN_MAX_MS)
 // and for shorter ones.
 //   node benchmarks/scripts/router-pool-margin.mjs [webgpu|cpu] [benchmarks/results]
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { committedRuns, median, noteTrials, RUN_FILES } from './committed-runs.mjs';
 
 const other = process.argv[2] ?? 'webgpu';
 const dir = process.argv[3] ?? 'benchmarks/results';
@@ -15,29 +14,19 @@ if (other !== 'webgpu' && other !== 'cpu') {
   console.error('usage: router-pool-margin.mjs [webgpu|cpu] [DIR]');
   process.exit(2);
 }
-const RUNS = other === 'cpu' ? /^(local-2core|bench-small-router-2core).*\.json$/ : /^bench-seed-h(100|200)-.*\.json$/;
+const RUNS = other === 'cpu' ? RUN_FILES['2core'] : RUN_FILES.gpu;
 const BANDS = [[0, 0.95], [0.95, 1], [1, 1.05], [1.05, 1.1], [1.1, 1.25], [1.25, Infinity]];
 const LONG_MS = 100;
-const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 
-/** The fastest trial per backend in a router note's "trials: ..." part. */
+/** The fastest trial per backend in a router note. */
 function trialsOf(note) {
   const best = {};
-  for (const m of note.split('predicted')[0].matchAll(/(\w+)\/[\w-]+ ([\d.]+) ms/g)) {
-    const ms = Number(m[2]);
-    best[m[1]] = Math.min(best[m[1]] ?? Infinity, ms);
-  }
+  for (const t of noteTrials(note)) best[t.backend] = Math.min(best[t.backend] ?? Infinity, t.ms);
   return best;
 }
 
 const pairs = [];
-for (const file of readdirSync(dir).filter((f) => RUNS.test(f))) {
-  let run;
-  try {
-    run = JSON.parse(readFileSync(join(dir, file), 'utf8'));
-  } catch {
-    continue;
-  }
+for (const { file, run } of committedRuns(dir, RUNS)) {
   const rows = (run.rows ?? []).filter((r) => r.status === 'ok' && r.stats !== undefined);
   const bestRow = (caseId, backend) => Math.min(...rows.filter((r) => r.caseId === caseId && r.backend === backend).map((r) => r.stats.medianMs));
   for (const router of rows.filter((r) => r.backend === 'kernelkit')) {

@@ -4,35 +4,24 @@
 // process (the note lists trials in the order they began) and by the call's output size. Above 1:
 // the trial ranked the backend below what it runs at in a process of its own.
 //   node benchmarks/scripts/router-trial-bias.mjs [h100|h200|2core] [benchmarks/results]
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { committedRuns, median, noteTrials, RUN_FILES } from './committed-runs.mjs';
 
 const machine = process.argv[2] ?? 'h100';
 const dir = process.argv[3] ?? 'benchmarks/results';
-const RUNS = { h100: /^bench-seed-h100-.*\.json$/, h200: /^bench-seed-h200-.*\.json$/, '2core': /^(local-2core|bench-small-router-2core).*\.json$/ }[machine];
+const RUNS = ['h100', 'h200', '2core'].includes(machine) ? RUN_FILES[machine] : undefined;
 if (RUNS === undefined) {
   console.error('usage: router-trial-bias.mjs [h100|h200|2core] [DIR]');
   process.exit(2);
 }
-const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const BIG = 256 * 2 ** 20;
 
-/** Trials of a router note's "trials: ..." part, in the order listed: backend, variant, ms. */
-const trialsOf = (note) => [...note.split('predicted')[0].split('trials:')[1]?.matchAll(/(\w+)\/([\w-]+) ([\d.]+) ms/g) ?? []].map((m) => ({ backend: m[1], variant: m[2], ms: Number(m[3]) }));
-
 const seen = [];
-for (const file of readdirSync(dir).filter((f) => RUNS.test(f))) {
-  let run;
-  try {
-    run = JSON.parse(readFileSync(join(dir, file), 'utf8'));
-  } catch {
-    continue;
-  }
+for (const { run } of committedRuns(dir, RUNS)) {
   const rows = (run.rows ?? []).filter((r) => r.status === 'ok' && Array.isArray(r.roundMediansMs));
   for (const router of rows.filter((r) => r.backend === 'kernelkit' && Array.isArray(r.roundRouterNotes))) {
     const size = router.outputBytes >= BIG ? 'big' : 'small';
     router.roundRouterNotes.forEach((note, round) => {
-      trialsOf(note).forEach((t, order) => {
+      noteTrials(note).forEach((t, order) => {
         // The row of the trial's own variant, the round it ran beside this router process.
         const own = rows.find((r) => r.caseId === router.caseId && r.backend === t.backend && r.variant === t.variant);
         const ms = own?.roundMediansMs.length === router.roundRouterNotes.length ? own.roundMediansMs[round] : undefined;
@@ -41,7 +30,8 @@ for (const file of readdirSync(dir).filter((f) => RUNS.test(f))) {
     });
   }
 }
-const groups = Map.groupBy ? Map.groupBy(seen, (s) => s.key) : seen.reduce((m, s) => m.set(s.key, [...(m.get(s.key) ?? []), s]), new Map());
+const groups = new Map();
+for (const s of seen) groups.set(s.key, [...(groups.get(s.key) ?? []), s]);
 console.log(`${seen.length} trials with their own row's round, ${machine}`);
 console.log('| backend | trial began | output | trials | median trial ÷ own round | trials over 1.2× |');
 console.log('|---|---|---|---|---|---|');
