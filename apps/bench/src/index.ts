@@ -7,6 +7,8 @@ export { capReason, openBackend } from './backends.js';
 export { checkResult } from './check.js';
 export { formatTable } from './output/table.js';
 export { formatMarkdown } from './output/markdown.js';
+export { routerComparisons, ROUTER_TARGET } from './output/router-summary.js';
+export type { RouterComparison } from './output/router-summary.js';
 export { renderCharts } from './output/svg.js';
 export { writeOutputs, resultBaseName } from './output/write.js';
 export type * from './types.js';
