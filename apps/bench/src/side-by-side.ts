@@ -15,6 +15,12 @@ export interface SideBySide {
   readonly turns: number;
   /** Calls per block (absent: 1, one call each per turn, in the reports of the first runs). */
   readonly blockCalls?: number;
+  /**
+   * Set instead of `blockCalls` by one trial run (2026-12-08): each block began with untimed calls
+   * for this many ms (one at least), then `timedCalls` timed. The bench no longer times this way.
+   */
+  readonly leadInMs?: number;
+  readonly timedCalls?: number;
   readonly routerMs: number;
   /** Where the router's calls here went (backend/variant: calls). */
   readonly routedTo: Readonly<Record<string, number>>;

@@ -125,6 +125,8 @@ describe('the side-by-side figures in the report', () => {
     expect(md).toContain('called in turn with the router, one call each,');
     const inBlocks = rows.map((r) => (r.status === 'ok' && r.sideBySide ? { ...r, sideBySide: { ...r.sideBySide, blockCalls: 4 } } : r));
     expect(formatMarkdown(report(inBlocks, 3))).toContain('called in turn with the router, 4 calls back to back each (the first untimed),');
+    const ledIn = rows.map((r) => (r.status === 'ok' && r.sideBySide ? { ...r, sideBySide: { ...r.sideBySide, leadInMs: 75, timedCalls: 3 } } : r));
+    expect(formatMarkdown(report(ledIn, 3))).toContain('called in turn with the router, untimed calls for 75 ms (one at least), then 3 timed, back to back each,');
   });
 
   it("marks a ratio whose run's best row was not among the candidates beside the router, and leaves the columns out of reports without the timing", () => {

@@ -11,7 +11,7 @@ import { ROUTER } from '../backends.js';
 import { isPeer } from '../peers/index.js';
 import type { BenchReport, Row } from '../types.js';
 import { fmtMs } from './format.js';
-import { sideBySideRatio } from '../side-by-side.js';
+import { sideBySideRatio, type SideBySide } from '../side-by-side.js';
 
 /** The router's goal against the best single backend (issue 16): its median within this factor. */
 export const ROUTER_TARGET = 1.1;
@@ -88,8 +88,15 @@ function summary(r: BenchReport): { readonly all: RouterComparison[]; readonly w
 
 /** How the side-by-side calls ran, from the rows' own record of it. */
 function blocks(all: readonly RouterComparison[]): string {
-  const n = new Set(all.flatMap((c) => (c.router.sideBySide === undefined ? [] : [c.router.sideBySide.blockCalls ?? 1])));
-  return n.size === 1 && n.has(1) ? 'one call each' : `${[...n].join(' or ')} calls back to back each (the first untimed)`;
+  const forms = new Set(all.flatMap((c) => (c.router.sideBySide === undefined ? [] : [blockForm(c.router.sideBySide)])));
+  return [...forms].join(' or ');
+}
+
+/** One side-by-side timing's blocks in words. */
+function blockForm(s: SideBySide): string {
+  if (s.leadInMs !== undefined) return `untimed calls for ${s.leadInMs} ms (one at least), then ${s.timedCalls ?? 1} timed, back to back each`;
+  const n = s.blockCalls ?? 1;
+  return n === 1 ? 'one call each' : `${n} calls back to back each (the first untimed)`;
 }
 
 /** The side-by-side ratio, marked where the run's best row was not among the candidates timed beside the router. */
