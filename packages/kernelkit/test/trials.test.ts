@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addTrialCall, closeRunnerUp, CONFIRM_ROUNDS, MAX_CONFIRM_ROUNDS, RETRIAL_FACTOR, pairedRatio, POOL_MARGIN, TRIAL_CALLS, confirmCall, confirmStep, decide, mergeRerace, nextTurn, pickName, POOL_MARGIN_MAX_MS, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
+  addTrialCall, closeRunnerUp, CONFIRM_ROUNDS, RETRIAL_FACTOR, pairedRatio, POOL_MARGIN, TRIAL_CALLS, confirmCall, confirmStep, decide, mergeRerace, nextTurn, pickName, POOL_MARGIN_MAX_MS, trialTime, type Confirmation, type ConfirmStep, type ExploreSettings, type MeasuredChoice, type Pick, type Trial, type TrialRun, type Turn,
 } from '../src/router/explore.js';
 
 /**
@@ -271,30 +271,6 @@ describe('trials', () => {
     expect(clear.steps).toEqual(Array<string>(2).fill('confirm cpu/v'));
     expect(clear.done.name).toBe('cpu/v');
     expect(clear.done.trials.get('webgpu/v')!.ms).toBe(14);
-  });
-
-  it('a close race whose pairs of blocks disagree on the winner runs a round more, up to MAX_CONFIRM_ROUNDS', () => {
-    const s: ExploreSettings = { ...DEFAULTS, trialMinMs: 0 };
-    const trials = new Map<string, Trial>([['cpu/v', { ms: 10, work: 1000, calls: 2 }], ['webgpu/v', { ms: 11, work: 1000, calls: 2 }]]);
-    // `blockMs[i]` is the i-th block's calls (blocks alternate winner, runner-up, ...); the last one repeats.
-    const race = (blockMs: readonly number[]): { blocks: number; name: string } => {
-      let c: Confirmation = { winner: 'cpu/v', runnerUp: 'webgpu/v' };
-      for (;;) {
-        const step = confirmStep(c, trials, s);
-        if (step.kind === 'done') return { blocks: c.blocks?.length ?? 0, name: step.name };
-        // An untimed call opens the next block, so a timed one belongs to the last block there is.
-        const block = step.timed ? (c.blocks?.length ?? 1) - 1 : c.blocks?.length ?? 0;
-        c = confirmCall(c, step, blockMs[Math.min(block, blockMs.length - 1)]!, 1000);
-      }
-    };
-    expect(MAX_CONFIRM_ROUNDS).toBe(4);
-    // Agreeing pairs (0.8, 0.8, 0.9) end the race after CONFIRM_ROUNDS.
-    expect(race([10, 8, 10, 9])).toEqual({ blocks: 2 * CONFIRM_ROUNDS, name: 'webgpu/v' });
-    // The runner-up's first block drew a slow phase: pairs 1.2, 1.2, 0.8 would keep the winner after
-    // two rounds; they disagree, so the race runs to MAX_CONFIRM_ROUNDS and the four pairs more (all 0.8) decide.
-    expect(race([10, 12, 10, 8, 10, 8, 10, 8])).toEqual({ blocks: 2 * MAX_CONFIRM_ROUNDS, name: 'webgpu/v' });
-    // The rounds are capped: pairs split to the end still settle, on their median.
-    expect(race([10, 12, 10, 8, 10, 12, 10, 12])).toEqual({ blocks: 2 * MAX_CONFIRM_ROUNDS, name: 'cpu/v' });
   });
 
   it('a close race is decided by the median ratio of neighbouring blocks: a shift of the machine between two blocks does not decide it', () => {

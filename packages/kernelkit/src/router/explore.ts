@@ -179,14 +179,6 @@ export function trialComplete(t: TrialRun | undefined, s: ExploreSettings): bool
  * against its neighbours on both sides (see pairedRatio).
  */
 export const CONFIRM_ROUNDS = 2;
-/**
- * The rounds a close race runs when the pairs of neighbouring blocks of its first CONFIRM_ROUNDS
- * disagree on the winner (see pairsDisagree). A major collection of the calling thread lands on a
- * few calls of a block and costs a worker pool's calls far more than a single thread's (its
- * workers wait on the calling thread at both ends of the call), so which side one pair favours can
- * turn on how many collections its blocks caught; more pairs make the median ratio hold.
- */
-export const MAX_CONFIRM_ROUNDS = 4;
 
 /**
  * Whether one block of a close race has timed enough back to back: a trial's minimum calls, and
@@ -401,12 +393,6 @@ const raceWinner = (c: Confirmation, winner: Trial, runnerUp: Trial): string =>
  * speed between two blocks skews only the pairs across it.
  */
 export function pairedRatio(blocks: readonly { readonly side: ConfirmBlock['side']; readonly calls: Trial }[]): number | undefined {
-  const ratios = pairRatios(blocks);
-  return ratios.length === 0 ? undefined : median(ratios);
-}
-
-/** Each pair of neighbouring blocks' runner-up time over the winner's, in order (see pairedRatio). */
-function pairRatios(blocks: readonly { readonly side: ConfirmBlock['side']; readonly calls: Trial }[]): number[] {
   const ratios: number[] = [];
   for (let i = 1; i < blocks.length; i++) {
     const [a, b] = [blocks[i - 1]!, blocks[i]!];
@@ -414,17 +400,7 @@ function pairRatios(blocks: readonly { readonly side: ConfirmBlock['side']; read
     const [w, r] = a.side === 'winner' ? [a.calls, b.calls] : [b.calls, a.calls];
     ratios.push(scaledMs(r, w.work) / w.ms);
   }
-  return ratios;
-}
-
-/** Timed blocks of close race `c`, in order. */
-const timedBlocks = (c: Confirmation): { readonly side: ConfirmBlock['side']; readonly calls: Trial }[] =>
-  (c.blocks ?? []).flatMap((b) => (b.calls === undefined ? [] : [{ side: b.side, calls: b.calls }]));
-
-/** Whether some pairs of neighbouring blocks of close race `c` would each alone pick the winner and others the runner-up (see raceWinner). */
-export function pairsDisagree(c: Confirmation, winner: Trial): boolean {
-  const picks = new Set(pairRatios(timedBlocks(c)).map((ratio) => raceWinner(c, winner, { ms: winner.ms * ratio, work: winner.work, calls: 1 })));
-  return picks.size > 1;
+  return ratios.length === 0 ? undefined : median(ratios);
 }
 
 /**
@@ -432,7 +408,7 @@ export function pairsDisagree(c: Confirmation, winner: Trial): boolean {
  * mean of its blocks', the runner-up's that times pairedRatio (undefined where it had no block).
  */
 export function confirmedTrials(c: Confirmation): { readonly winner?: Trial; readonly runnerUp?: Trial } {
-  const done = timedBlocks(c);
+  const done = (c.blocks ?? []).flatMap((b) => (b.calls === undefined ? [] : [{ side: b.side, calls: b.calls }]));
   const own = done.filter((b) => b.side === 'winner').map((b) => b.calls);
   if (own.length === 0) return {};
   const work = own[0]!.work;
@@ -457,8 +433,7 @@ export function confirmSide(c: Confirmation, side: ConfirmBlock['side']): TrialR
  * The next step of a close race's confirmation: the winner's block first; the runner-up gets its
  * blocks only while its trial is within `closeRace` of that block (a winner faster back to back
  * than in its trial needs none); then blocks alternate until each side has CONFIRM_ROUNDS (see
- * blockComplete), or MAX_CONFIRM_ROUNDS when their pairs disagree (pairsDisagree). The faster by
- * pairedRatio wins (a worker pool by POOL_MARGIN).
+ * blockComplete). The faster by pairedRatio wins (a worker pool by POOL_MARGIN).
  */
 export function confirmStep(c: Confirmation, trials: ReadonlyMap<string, Trial>, s: ExploreSettings): ConfirmStep {
   const blocks = c.blocks ?? [];
@@ -479,10 +454,7 @@ export function confirmStep(c: Confirmation, trials: ReadonlyMap<string, Trial>,
     const winner = last.calls!;
     if (runnerUpTrial === undefined || rankedMs(c.runnerUp, scaledMs(runnerUpTrial, winner.work)) >= rankedMs(c.winner, winner.ms) * (s.closeRace ?? DEFAULT_CLOSE_RACE)) return done(c.winner);
   }
-  const roundsDone = blocks.length % 2 === 0 && blocks.length >= 2 * CONFIRM_ROUNDS;
-  if (roundsDone && (blocks.length >= 2 * MAX_CONFIRM_ROUNDS || !pairsDisagree(c, measured.winner!))) {
-    return done(raceWinner(c, measured.winner!, measured.runnerUp!));
-  }
+  if (blocks.length >= 2 * CONFIRM_ROUNDS) return done(raceWinner(c, measured.winner!, measured.runnerUp!));
   return step(last.side === 'winner' ? 'runnerUp' : 'winner', false);
 }
 
