@@ -76,7 +76,7 @@ if (contender === undefined) {
   };
   console.log(JSON.stringify({
     contender, case: id, calls: calls.length, majorCollections: spans.length,
-    medianMs: r2(median(ms(calls))), meanMs: r2(ms(calls).reduce((a, b) => a + b, 0) / calls.length),
+    medianMs: r2(median(ms(calls))), meanMs: r2(mean(ms(calls))),
     inCollections: { share: r2(during.length / calls.length), medianMs: during.length ? r2(median(ms(during))) : null, phases: phasesOf(during) },
     outside: { medianMs: outside.length ? r2(median(ms(outside))) : null, phases: phasesOf(outside) },
   }));
